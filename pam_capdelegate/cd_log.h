@@ -1,0 +1,25 @@
+/*
+ * cd_log.h - one logging helper for both worlds, as pam_faillock does: with a PAM handle it
+ * goes to pam_syslog, without one (CLI, tests) to stderr or to a capture callback.
+ */
+#ifndef CD_LOG_H
+#define CD_LOG_H
+
+#include <stdarg.h>
+#include <syslog.h>
+#include <security/pam_modules.h>
+
+struct cd_log {
+	pam_handle_t *pamh;	/* non-NULL: pam_vsyslog */
+	int debug;		/* log LOG_DEBUG messages too */
+	/* Without pamh: called if set (tests capture messages), else stderr. */
+	void (*sink)(void *arg, int priority, const char *msg);
+	void *sink_arg;
+};
+
+void cd_log(struct cd_log *log, int priority, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cd_vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * cd_policy.h - the capdelegate policy core: read capdelegate.conf(5), resolve a user's grant.
+ *
+ * Shared by pam_capdelegate.so, the capdelegate CLI and the tests, so that what the CLI
+ * explains is exactly what login does. Pure: it reads files and NSS, never changes credentials
+ * (that is cd_apply.h).
+ */
+#ifndef CD_POLICY_H
+#define CD_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cd_log.h"
+
+#define CD_DEFAULT_CONFIG "/etc/security/capdelegate.conf"
+/* A policy is a short list of rules; anything larger is more likely an attack or an accident. */
+#define CD_MAX_POLICY_BYTES (1024 * 1024)
+
+/* A capability set as a bit mask: bit n is capability n. Linux capabilities are numbered
+ * 0..63 at most (two 32-bit words in _LINUX_CAPABILITY_VERSION_3). */
+typedef uint64_t cd_capmask;
+
+enum cd_subject_kind {
+	CD_SUBJECT_USER,	/* "alice" */
+	CD_SUBJECT_GROUP,	/* "@netops" (name stored without the '@') */
+	CD_SUBJECT_DEFAULT,	/* "*" */
+};
+
+struct cd_rule {
+	enum cd_subject_kind kind;
+	char *name;		/* user or group name; NULL for the default rule */
+	cd_capmask caps;	/* empty for "none" */
+	size_t line;		/* 1-based line number in the policy file */
+};
+
+enum cd_status {
+	CD_POLICY_OK = 0,
+	CD_POLICY_MISSING,	/* file does not exist: nothing granted */
+	CD_POLICY_UNSAFE,	/* not regular, not root-owned, writable by group/other, too big */
+	CD_POLICY_SYNTAX,	/* at least one line is malformed: whole policy rejected */
+	CD_POLICY_SYSERR,	/* open/read/malloc failed */
+};
+
+/* Which rules to keep in memory. The module keeps only the rules that can match the user
+ * logging in (every line is still parsed and validated); the CLI keeps all of them. */
+typedef int (*cd_rule_filter)(const struct cd_rule *rule, void *arg);
+
+struct cd_load_opts {
+	uid_t owner;		/* the required owner of the file: 0, except in unprivileged unit tests */
+	size_t max_bytes;	/* 0 means CD_MAX_POLICY_BYTES */
+	cd_rule_filter keep;	/* NULL keeps every rule */
+	void *keep_arg;
+};
+
+struct cd_policy {
+	char *path;
+	enum cd_status status;
+	size_t nerrors;		/* syntax errors found (each logged as FILE:LINE: message) */
+	struct cd_rule *rules;	/* kept rules, in file order */
+	size_t nrules;
+	size_t nlines;		/* lines read */
+};
+
+/* Read and validate the whole policy. Errors are logged through @log; any error leaves
+ * status != CD_POLICY_OK and nrules == 0, so nothing can be granted from a rejected policy.
+ * Returns status. */
+enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
+			      const struct cd_load_opts *opts, struct cd_log *log);
+void cd_policy_free(struct cd_policy *pol);
+const char *cd_status_str(enum cd_status st);
+
+/* Parse one CAPABILITIES field ("none" or "cap_a, cap_b"). 0 on success; otherwise -1 and
+ * *why points to a static message. Exposed for the CLI and the tests. */
+int cd_parse_caps(const char *text, size_t len, cd_capmask *out, const char **why);
+
+/* Why a user got what they got. */
+enum cd_match_kind { CD_MATCH_NONE, CD_MATCH_USER, CD_MATCH_GROUP, CD_MATCH_DEFAULT };
+
+struct cd_grant {
+	cd_capmask caps;
+	enum cd_match_kind via;
+	const struct cd_rule **matched;	/* the rules that contributed, in file order */
+	size_t nmatched;
+};
+
+/* The user as NSS knows them: name plus every group name (primary and supplementary). */
+struct cd_user {
+	char *name;
+	uid_t uid;
+	gid_t gid;
+	char **groups;
+	size_t ngroups;
+};
+
+/* Look the user up through NSS (getpwnam_r, getgrouplist, getgrgid_r). 0 on success, -1 if the
+ * user is unknown (errno 0) or on error (errno set). */
+int cd_user_lookup(struct cd_user *u, const char *name);
+void cd_user_free(struct cd_user *u);
+
+/* The filter that keeps only rules that can apply to @u (pass the struct cd_user as arg). */
+int cd_rule_may_match(const struct cd_rule *rule, void *u);
+
+/* Resolve @u against a loaded policy: user lines win, then @group lines, then "*".
+ * A policy whose status is not OK grants nothing. 0 on success, -1 on malloc failure. */
+int cd_resolve(const struct cd_policy *pol, const struct cd_user *u, struct cd_grant *g);
+void cd_grant_free(struct cd_grant *g);
+
+/* Capability names, through libcap (cap_to_name / the names libcap knows). */
+int cd_cap_from_name(const char *name, size_t len);	/* -1 if unknown */
+/* "cap_net_raw,cap_syslog" or "none"; caller frees. */
+char *cd_capmask_to_text(cd_capmask m);
+
+#endif

@@ -74,6 +74,12 @@ const char *cd_status_str(enum cd_status st);
 /* Parse one CAPABILITIES field ("none" or "cap_a, cap_b"). 0 on success; otherwise -1 and
  * *why points to a static message. Exposed for the CLI and the tests. */
 int cd_parse_caps(const char *text, size_t len, cd_capmask *out, const char **why);
+/* The same, also saying where in @text the offending token is. */
+struct cd_caps_error {
+	const char *why;
+	size_t off, len;
+};
+int cd_parse_caps_at(const char *text, size_t len, cd_capmask *out, struct cd_caps_error *err);
 
 /* Why a user got what they got. */
 enum cd_match_kind { CD_MATCH_NONE, CD_MATCH_USER, CD_MATCH_GROUP, CD_MATCH_DEFAULT };
@@ -108,7 +114,8 @@ int cd_resolve(const struct cd_policy *pol, const struct cd_user *u, struct cd_g
 void cd_grant_free(struct cd_grant *g);
 
 /* Capability names, through libcap (cap_to_name / the names libcap knows). */
-int cd_cap_from_name(const char *name, size_t len);	/* -1 if unknown */
+int cd_cap_from_name(const char *name, size_t len);	/* case-insensitive; -1 if unknown */
+const char *cd_cap_name(int cap);	/* "cap_net_raw"; NULL if libcap has no name for it */
 /* "cap_net_raw,cap_syslog" or "none"; caller frees. */
 char *cd_capmask_to_text(cd_capmask m);
 

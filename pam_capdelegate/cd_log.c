@@ -1,0 +1,50 @@
+/*
+ * cd_log.c - see cd_log.h. The PAM module logs through pam_vsyslog so that messages carry the
+ * service and module name; the CLI and the tests log to stderr (or capture) with the same text.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <security/pam_ext.h>
+
+#include "cd_log.h"
+
+static const char *priority_label(int priority)
+{
+	switch (priority) {
+	case LOG_EMERG: case LOG_ALERT: case LOG_CRIT: case LOG_ERR: return "error";
+	case LOG_WARNING: return "warning";
+	case LOG_DEBUG: return "debug";
+	default: return "notice";
+	}
+}
+
+void cd_vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
+{
+	if (priority == LOG_DEBUG && (log == NULL || !log->debug))
+		return;
+	if (log != NULL && log->pamh != NULL) {
+		pam_vsyslog(log->pamh, priority, fmt, ap);
+		return;
+	}
+	if (log != NULL && log->sink != NULL) {
+		char *msg = NULL;
+		if (vasprintf(&msg, fmt, ap) < 0)
+			return;
+		log->sink(log->sink_arg, priority, msg);
+		free(msg);
+		return;
+	}
+	fprintf(stderr, "capdelegate: %s: ", priority_label(priority));
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cd_log(struct cd_log *log, int priority, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	cd_vlog(log, priority, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,70 @@
+/*
+ * cd_resolve.c - who gets what. capdelegate.conf(5): if any line names the user, the union of
+ * those lines; otherwise the union of the @group lines matching any of the user's groups;
+ * otherwise the union of the "*" lines; otherwise nothing. So a user line (even "none") is the
+ * way to take a user out of their groups' grants.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cd_policy.h"
+
+static int in_groups(const struct cd_user *u, const char *group)
+{
+	for (size_t i = 0; i < u->ngroups; i++)
+		if (strcmp(u->groups[i], group) == 0)
+			return 1;
+	return 0;
+}
+
+static int rule_matches(const struct cd_rule *r, const struct cd_user *u, enum cd_match_kind kind)
+{
+	switch (kind) {
+	case CD_MATCH_USER:
+		return r->kind == CD_SUBJECT_USER && strcmp(r->name, u->name) == 0;
+	case CD_MATCH_GROUP:
+		return r->kind == CD_SUBJECT_GROUP && in_groups(u, r->name);
+	case CD_MATCH_DEFAULT:
+		return r->kind == CD_SUBJECT_DEFAULT;
+	case CD_MATCH_NONE:
+		break;
+	}
+	return 0;
+}
+
+int cd_rule_may_match(const struct cd_rule *rule, void *arg)
+{
+	const struct cd_user *u = arg;
+	return rule_matches(rule, u, CD_MATCH_USER) || rule_matches(rule, u, CD_MATCH_GROUP) ||
+	       rule_matches(rule, u, CD_MATCH_DEFAULT);
+}
+
+int cd_resolve(const struct cd_policy *pol, const struct cd_user *u, struct cd_grant *g)
+{
+	static const enum cd_match_kind order[] = { CD_MATCH_USER, CD_MATCH_GROUP, CD_MATCH_DEFAULT };
+
+	memset(g, 0, sizeof(*g));
+	if (pol->status != CD_POLICY_OK || pol->nrules == 0)
+		return 0;
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]) && g->nmatched == 0; k++) {
+		for (size_t i = 0; i < pol->nrules; i++) {
+			const struct cd_rule *r = &pol->rules[i];
+			if (!rule_matches(r, u, order[k]))
+				continue;
+			if (g->matched == NULL && (g->matched = calloc(pol->nrules, sizeof(*g->matched))) == NULL)
+				return -1;
+			g->matched[g->nmatched++] = r;
+			g->caps |= r->caps;
+			g->via = order[k];
+		}
+	}
+	return 0;
+}
+
+void cd_grant_free(struct cd_grant *g)
+{
+	free(g->matched);
+	memset(g, 0, sizeof(*g));
+}

@@ -1,0 +1,573 @@
+/*
+ * test_policy.c - cmocka unit tests of the policy core: parsing, file safety, resolution.
+ * Runs unprivileged: policy files are written to a temporary directory and the required
+ * owner is the test's own uid (the module always requires root).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/capability.h>
+
+#include "cd_policy.h"
+
+#define BIT(c) ((cd_capmask)1 << (c))
+
+static char tmpdir[64];
+static char *captured;		/* every message logged, one per line */
+static size_t captured_len;
+static size_t nmessages;
+
+static void capture(void *arg, int priority, const char *msg)
+{
+	(void)arg;
+	(void)priority;
+	size_t n = strlen(msg);
+	captured = realloc(captured, captured_len + n + 2);
+	assert_non_null(captured);
+	memcpy(captured + captured_len, msg, n);
+	captured_len += n;
+	captured[captured_len++] = '\n';
+	captured[captured_len] = '\0';
+	nmessages++;
+}
+
+static struct cd_log test_log = { .sink = capture };
+
+static int setup(void **state)
+{
+	(void)state;
+	free(captured);
+	captured = NULL;
+	captured_len = nmessages = 0;
+	return 0;
+}
+
+static const char *logged(void)
+{
+	return captured ? captured : "";
+}
+
+static char *write_file(const char *name, const char *data, size_t len, mode_t mode)
+{
+	char *path;
+	assert_true(asprintf(&path, "%s/%s", tmpdir, name) > 0);
+	unlink(path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+	return path;
+}
+
+static enum cd_status load_bytes(struct cd_policy *pol, const char *data, size_t len)
+{
+	char *path = write_file("policy", data, len, 0644);
+	struct cd_load_opts o = { .owner = getuid() };
+	enum cd_status st = cd_policy_load(pol, path, &o, &test_log);
+	free(path);
+	return st;
+}
+
+static enum cd_status load(struct cd_policy *pol, const char *text)
+{
+	return load_bytes(pol, text, strlen(text));
+}
+
+/* Load @text and expect it to be rejected for a syntax error at @line with @why. */
+static void expect_rejected(const char *text, size_t line, const char *why)
+{
+	struct cd_policy pol;
+	setup(NULL);
+	assert_int_equal(load(&pol, text), CD_POLICY_SYNTAX);
+	assert_int_equal(pol.nrules, 0);
+	char *want;
+	assert_true(asprintf(&want, "%s/policy:%zu: %s", tmpdir, line, why) > 0);
+	if (strstr(logged(), want) == NULL)
+		fail_msg("expected '%s' in log:\n%s", want, logged());
+	assert_non_null(strstr(logged(), "policy rejected"));
+	assert_non_null(strstr(logged(), "no capabilities granted"));
+	free(want);
+	cd_policy_free(&pol);
+}
+
+static struct cd_user make_user(const char *name, const char **groups)
+{
+	struct cd_user u = { .name = (char *)name };
+	size_t n = 0;
+	while (groups && groups[n])
+		n++;
+	u.groups = (char **)groups;
+	u.ngroups = n;
+	return u;
+}
+
+static cd_capmask resolve_for(const struct cd_policy *pol, const char *name, const char **groups,
+			      enum cd_match_kind *via, size_t *nmatched)
+{
+	struct cd_user u = make_user(name, groups);
+	struct cd_grant g;
+	assert_int_equal(cd_resolve(pol, &u, &g), 0);
+	cd_capmask caps = g.caps;
+	if (via)
+		*via = g.via;
+	if (nmatched)
+		*nmatched = g.nmatched;
+	cd_grant_free(&g);
+	return caps;
+}
+
+/* ---- parsing ------------------------------------------------------------------------------ */
+
+static void test_example_policy(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "# SUBJECT   CAPABILITIES\nalice       cap_net_raw\n"
+			 "@netops     cap_net_raw, cap_net_admin\ncarol       cap_syslog\ndave        none\n"),
+			 CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 4);
+	assert_int_equal(pol.rules[0].kind, CD_SUBJECT_USER);
+	assert_string_equal(pol.rules[0].name, "alice");
+	assert_int_equal(pol.rules[0].line, 2);
+	assert_true(pol.rules[0].caps == BIT(CAP_NET_RAW));
+	assert_int_equal(pol.rules[1].kind, CD_SUBJECT_GROUP);
+	assert_string_equal(pol.rules[1].name, "netops");
+	assert_true(pol.rules[1].caps == (BIT(CAP_NET_RAW) | BIT(CAP_NET_ADMIN)));
+	assert_true(pol.rules[2].caps == BIT(CAP_SYSLOG));
+	assert_true(pol.rules[3].caps == 0);
+	assert_int_equal(nmessages, 0);
+	cd_policy_free(&pol);
+}
+
+static void test_comments_and_blank_lines(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "\n   \n\t\n# only a comment\n  # indented comment\n"
+			 "alice cap_chown # trailing comment, cap_sys_admin\n#bob cap_sys_admin\n"),
+			 CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 1);
+	assert_true(pol.rules[0].caps == BIT(CAP_CHOWN));
+	assert_int_equal(pol.rules[0].line, 6);
+	assert_int_equal(pol.nlines, 7);
+	cd_policy_free(&pol);
+}
+
+static void test_whitespace_variants(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "\talice\t\tcap_chown,cap_kill ,  cap_fowner\t,\tcap_setgid  \r\n"
+			 "  bob cap_kill\r\ncarol cap_kill"),
+			 CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 3);
+	assert_true(pol.rules[0].caps ==
+		    (BIT(CAP_CHOWN) | BIT(CAP_KILL) | BIT(CAP_FOWNER) | BIT(CAP_SETGID)));
+	assert_string_equal(pol.rules[1].name, "bob");
+	assert_string_equal(pol.rules[2].name, "carol");	/* no final newline */
+	cd_policy_free(&pol);
+}
+
+static void test_case_insensitive_names(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "alice CAP_NET_RAW, Cap_Syslog, NONE_OF_THAT_IS_NONE\n"), CD_POLICY_SYNTAX);
+	cd_policy_free(&pol);
+	assert_int_equal(load(&pol, "alice CAP_NET_RAW, Cap_Syslog\nbob NONE\n"), CD_POLICY_OK);
+	assert_true(pol.rules[0].caps == (BIT(CAP_NET_RAW) | BIT(CAP_SYSLOG)));
+	assert_true(pol.rules[1].caps == 0);
+	cd_policy_free(&pol);
+}
+
+static void test_capabilities_above_31(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "alice cap_syslog, cap_wake_alarm, cap_perfmon, cap_bpf, "
+			 "cap_checkpoint_restore, cap_block_suspend, cap_audit_read\n"), CD_POLICY_OK);
+	assert_true(pol.rules[0].caps == (BIT(34) | BIT(35) | BIT(38) | BIT(39) | BIT(40) |
+					  BIT(36) | BIT(37)));
+	char *text = cd_capmask_to_text(pol.rules[0].caps);
+	assert_string_equal(text, "cap_syslog,cap_wake_alarm,cap_block_suspend,cap_audit_read,"
+			    "cap_perfmon,cap_bpf,cap_checkpoint_restore");
+	free(text);
+	cd_policy_free(&pol);
+}
+
+static void test_line_over_64k(void **state)
+{
+	(void)state;
+	/* A 100 KiB capability list on one line, and a 70 KiB comment whose tail looks like a
+	 * rule: a fixed-buffer reader would split it and grant cap_sys_admin to root. */
+	size_t n = 100 * 1024;
+	char *buf = malloc(n + 200 * 1024);
+	assert_non_null(buf);
+	strcpy(buf, "alice cap_chown");
+	size_t len = strlen(buf);
+	while (len < n) {
+		memcpy(buf + len, " ,\tcap_kill", 11);
+		len += 11;
+	}
+	memcpy(buf + len, ", cap_syslog\n# ", 15);
+	len += 15;
+	for (size_t i = 0; i < 70 * 1024; i++)
+		buf[len++] = 'x';
+	memcpy(buf + len, " root cap_sys_admin\nbob cap_fowner\n", 35);
+	len += 35;
+	struct cd_policy pol;
+	assert_int_equal(load_bytes(&pol, buf, len), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 2);
+	assert_true(pol.rules[0].caps == (BIT(CAP_CHOWN) | BIT(CAP_KILL) | BIT(CAP_SYSLOG)));
+	assert_string_equal(pol.rules[1].name, "bob");
+	assert_int_equal(pol.rules[1].line, 3);
+	cd_policy_free(&pol);
+	free(buf);
+}
+
+static void test_subjects(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "* cap_kill\n@wheel-2 cap_chown\nmachine$ cap_chown\n"
+			 "A.b_c-d cap_chown\n"), CD_POLICY_OK);
+	assert_int_equal(pol.rules[0].kind, CD_SUBJECT_DEFAULT);
+	assert_null(pol.rules[0].name);
+	assert_int_equal(pol.rules[1].kind, CD_SUBJECT_GROUP);
+	assert_string_equal(pol.rules[1].name, "wheel-2");
+	assert_string_equal(pol.rules[2].name, "machine$");
+	assert_string_equal(pol.rules[3].name, "A.b_c-d");
+	cd_policy_free(&pol);
+}
+
+/* ---- errors: each rejects the whole policy ----------------------------------------------- */
+
+static void test_error_unknown_capability(void **state)
+{
+	(void)state;
+	expect_rejected("alice cap_net_raw\nbob cap_net_rawx\n", 2, "unknown capability: 'cap_net_rawx'");
+}
+
+static void test_error_missing_field(void **state)
+{
+	(void)state;
+	expect_rejected("alice cap_net_raw\nbob\n", 2, "missing capabilities field after subject: 'bob'");
+	expect_rejected("alice cap_net_raw\nbob   # comment\n", 2, "missing capabilities field");
+}
+
+static void test_error_bad_subject(void **state)
+{
+	(void)state;
+	expect_rejected("a/b cap_chown\n", 1, "bad subject");
+	expect_rejected("@ cap_chown\n", 1, "bad subject");
+	expect_rejected("-alice cap_chown\n", 1, "bad subject");
+	expect_rejected("** cap_chown\n", 1, "bad subject");
+	expect_rejected("@@g cap_chown\n", 1, "bad subject");
+	expect_rejected("al\xc3\xa9 cap_chown\n", 1, "bad subject (a user name, @group or *): 'al\\xc3\\xa9'");
+	char *longname = malloc(300 + 20);
+	memset(longname, 'a', 300);
+	strcpy(longname + 300, " cap_chown\n");
+	expect_rejected(longname, 1, "bad subject");
+	free(longname);
+}
+
+static void test_error_nul_byte(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	setup(NULL);
+	assert_int_equal(load_bytes(&pol, "alice cap_chown\nbob cap_kill\0cap_sys_admin\n", 40),
+			 CD_POLICY_SYNTAX);
+	assert_int_equal(pol.nrules, 0);
+	assert_non_null(strstr(logged(), "/policy:2: NUL byte in line"));
+	cd_policy_free(&pol);
+}
+
+static void test_error_all_and_numbers(void **state)
+{
+	(void)state;
+	expect_rejected("alice all\n", 1, "'all' is not allowed");
+	expect_rejected("alice cap_chown, ALL\n", 1, "'all' is not allowed");
+	expect_rejected("alice 13\n", 1, "capability numbers are not allowed");
+	expect_rejected("alice cap_chown,21\n", 1, "capability numbers are not allowed");
+}
+
+static void test_error_list_shape(void **state)
+{
+	(void)state;
+	expect_rejected("alice cap_chown cap_kill\n", 1, "expected ',' between capabilities");
+	expect_rejected("alice cap_chown,,cap_kill\n", 1, "empty capability name in list");
+	expect_rejected("alice cap_chown,\n", 1, "empty capability name in list");
+	expect_rejected("alice ,cap_chown\n", 1, "empty capability name in list");
+	expect_rejected("alice none, cap_chown\n", 1, "'none' cannot be combined with capabilities");
+	expect_rejected("alice cap_chown\tcap_kill\n", 1, "expected ',' between capabilities");
+}
+
+static void test_error_control_characters(void **state)
+{
+	(void)state;
+	expect_rejected("alice cap_chown\rbob cap_sys_admin\n", 1, "control character 0x0d");
+	expect_rejected("alice\vcap_chown\n", 1, "control character 0x0b");
+	expect_rejected("alice cap_chown\x1b[2J\n", 1, "control character 0x1b");
+}
+
+static void test_error_hostile_token_is_quoted(void **state)
+{
+	(void)state;
+	char line[400];
+	memset(line, 0, sizeof(line));
+	strcpy(line, "alice cap_\xff\xfe");
+	memset(line + strlen(line), 'z', 200);
+	strcat(line, "\n");
+	expect_rejected(line, 1, "unknown capability: 'cap_\\xff\\xfezz");
+	assert_non_null(strstr(logged(), "...'"));	/* truncated */
+}
+
+static void test_error_reports_every_line_up_to_limit(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	for (int i = 0; i < 25; i++)
+		fprintf(f, "user%d cap_bogus%d\n", i, i);
+	fclose(f);
+	setup(NULL);
+	assert_int_equal(load(&pol, text), CD_POLICY_SYNTAX);
+	assert_int_equal(pol.nerrors, 25);
+	assert_non_null(strstr(logged(), "/policy:10: unknown capability"));
+	assert_null(strstr(logged(), "/policy:11: unknown capability"));
+	assert_non_null(strstr(logged(), "15 more errors not shown"));
+	assert_non_null(strstr(logged(), "policy rejected (25 errors)"));
+	free(text);
+	cd_policy_free(&pol);
+}
+
+static void test_error_anywhere_rejects_everything(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "alice cap_net_raw\n* cap_kill\n@g cap_chown\nzed cap_nope\n"),
+			 CD_POLICY_SYNTAX);
+	const char *g[] = { "g", NULL };
+	assert_true(resolve_for(&pol, "alice", g, NULL, NULL) == 0);
+	assert_true(resolve_for(&pol, "someone", g, NULL, NULL) == 0);
+	cd_policy_free(&pol);
+}
+
+/* ---- file safety ------------------------------------------------------------------------- */
+
+static enum cd_status load_path(const char *path, uid_t owner, size_t max)
+{
+	struct cd_policy pol;
+	struct cd_load_opts o = { .owner = owner, .max_bytes = max };
+	setup(NULL);
+	enum cd_status st = cd_policy_load(&pol, path, &o, &test_log);
+	if (st != CD_POLICY_OK)
+		assert_int_equal(pol.nrules, 0);
+	cd_policy_free(&pol);
+	return st;
+}
+
+static void test_unsafe_files(void **state)
+{
+	(void)state;
+	const char *text = "alice cap_net_raw\n";
+	char *p = write_file("ww", text, strlen(text), 0646);
+	assert_int_equal(load_path(p, getuid(), 0), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "writable by group or others"));
+	assert_non_null(strstr(logged(), "policy rejected, no capabilities granted"));
+	free(p);
+	p = write_file("gw", text, strlen(text), 0664);
+	assert_int_equal(load_path(p, getuid(), 0), CD_POLICY_UNSAFE);
+	free(p);
+	p = write_file("owner", text, strlen(text), 0644);
+	assert_int_equal(load_path(p, getuid() + 1, 0), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "not owned by root"));
+	free(p);
+	assert_int_equal(load_path(tmpdir, getuid(), 0), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "not a regular file"));
+}
+
+static void test_unsafe_symlink_fifo_and_size(void **state)
+{
+	(void)state;
+	const char *text = "alice cap_net_raw\n";
+	char *target = write_file("target-ww", text, strlen(text), 0666);
+	char *link, *fifo;
+	assert_true(asprintf(&link, "%s/link", tmpdir) > 0);
+	unlink(link);
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(load_path(link, getuid(), 0), CD_POLICY_UNSAFE);	/* judged on the target */
+	assert_true(asprintf(&fifo, "%s/fifo", tmpdir) > 0);
+	unlink(fifo);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	assert_int_equal(load_path(fifo, getuid(), 0), CD_POLICY_UNSAFE);	/* and never blocks */
+	char *big = malloc(CD_MAX_POLICY_BYTES + 2);
+	memset(big, '#', CD_MAX_POLICY_BYTES + 1);
+	big[CD_MAX_POLICY_BYTES] = '\n';
+	char *p = write_file("big", big, CD_MAX_POLICY_BYTES + 1, 0644);
+	assert_int_equal(load_path(p, getuid(), 0), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "larger than the size limit"));
+	free(p);
+	p = write_file("exact", big, CD_MAX_POLICY_BYTES, 0644);
+	assert_int_equal(load_path(p, getuid(), 0), CD_POLICY_OK);	/* exactly 1 MiB is fine */
+	free(p);
+	free(big);
+	free(target);
+	free(link);
+	free(fifo);
+}
+
+static void test_missing_file(void **state)
+{
+	(void)state;
+	char *p;
+	assert_true(asprintf(&p, "%s/does-not-exist", tmpdir) > 0);
+	assert_int_equal(load_path(p, getuid(), 0), CD_POLICY_MISSING);
+	assert_non_null(strstr(logged(), "policy file missing: no capabilities granted"));
+	free(p);
+}
+
+/* ---- resolution -------------------------------------------------------------------------- */
+
+static const char *demo =
+	"alice    cap_net_raw\n"
+	"@netops  cap_net_raw\n"
+	"carol    cap_syslog\n"
+	"dave     none\n";
+
+static void test_resolve_demo(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	const char *netops[] = { "users", "netops", NULL };
+	const char *plain[] = { "users", NULL };
+	enum cd_match_kind via;
+	size_t n;
+	assert_int_equal(load(&pol, demo), CD_POLICY_OK);
+	assert_true(resolve_for(&pol, "alice", plain, &via, &n) == BIT(CAP_NET_RAW));
+	assert_int_equal(via, CD_MATCH_USER);
+	assert_true(resolve_for(&pol, "bob", plain, &via, &n) == 0);
+	assert_int_equal(via, CD_MATCH_NONE);
+	assert_int_equal(n, 0);
+	assert_true(resolve_for(&pol, "carol", netops, &via, NULL) == BIT(CAP_SYSLOG));	/* user wins */
+	assert_int_equal(via, CD_MATCH_USER);
+	assert_true(resolve_for(&pol, "dave", netops, &via, &n) == 0);	/* none wins over group */
+	assert_int_equal(via, CD_MATCH_USER);
+	assert_int_equal(n, 1);
+	assert_true(resolve_for(&pol, "erin", netops, &via, NULL) == BIT(CAP_NET_RAW));
+	assert_int_equal(via, CD_MATCH_GROUP);
+	cd_policy_free(&pol);
+}
+
+static void test_resolve_unions_and_default(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	const char *g2[] = { "g1", "g2", NULL };
+	const char *none[] = { NULL };
+	enum cd_match_kind via;
+	size_t n;
+	assert_int_equal(load(&pol, "* cap_kill\n@g1 cap_chown\n@g2 cap_fowner\nu cap_setgid\n"
+			 "u cap_setuid\n* cap_lease\n@g3 cap_sys_admin\n"), CD_POLICY_OK);
+	assert_true(resolve_for(&pol, "u", g2, &via, &n) == (BIT(CAP_SETGID) | BIT(CAP_SETUID)));
+	assert_int_equal(n, 2);
+	assert_true(resolve_for(&pol, "v", g2, &via, &n) == (BIT(CAP_CHOWN) | BIT(CAP_FOWNER)));
+	assert_int_equal(via, CD_MATCH_GROUP);
+	assert_int_equal(n, 2);
+	assert_true(resolve_for(&pol, "w", none, &via, &n) == (BIT(CAP_KILL) | BIT(CAP_LEASE)));
+	assert_int_equal(via, CD_MATCH_DEFAULT);
+	cd_policy_free(&pol);
+	/* No default line: nobody else gets anything. Names are case-sensitive. */
+	assert_int_equal(load(&pol, "Alice cap_kill\n"), CD_POLICY_OK);
+	assert_true(resolve_for(&pol, "alice", none, NULL, NULL) == 0);
+	cd_policy_free(&pol);
+}
+
+static void test_keep_filter_still_validates(void **state)
+{
+	(void)state;
+	const char *g[] = { "netops", NULL };
+	struct cd_user u = make_user("erin", g);
+	struct cd_load_opts o = { .owner = getuid(), .keep = cd_rule_may_match, .keep_arg = &u };
+	struct cd_policy pol;
+	char *p = write_file("filtered", demo, strlen(demo), 0644);
+	assert_int_equal(cd_policy_load(&pol, p, &o, &test_log), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 1);	/* only @netops can apply to erin */
+	assert_int_equal(pol.rules[0].line, 2);
+	cd_policy_free(&pol);
+	free(p);
+	p = write_file("filtered", "erin cap_kill\nfrank cap_bogus\n", 30, 0644);
+	assert_int_equal(cd_policy_load(&pol, p, &o, &test_log), CD_POLICY_SYNTAX);
+	assert_int_equal(pol.nrules, 0);
+	cd_policy_free(&pol);
+	free(p);
+}
+
+static void test_capmask_text_and_names(void **state)
+{
+	(void)state;
+	char *t = cd_capmask_to_text(0);
+	assert_string_equal(t, "none");
+	free(t);
+	t = cd_capmask_to_text(BIT(CAP_CHOWN) | BIT(CAP_NET_RAW));
+	assert_string_equal(t, "cap_chown,cap_net_raw");
+	free(t);
+	assert_int_equal(cd_cap_from_name("CAP_BPF", 7), CAP_BPF);
+	assert_int_equal(cd_cap_from_name("cap_bpfx", 8), -1);
+	assert_int_equal(cd_cap_from_name("cap_bp", 6), -1);
+	assert_int_equal(cd_cap_from_name("", 0), -1);
+}
+
+int main(void)
+{
+	strcpy(tmpdir, "/tmp/cd-unit-XXXXXX");
+	if (mkdtemp(tmpdir) == NULL)
+		return 99;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_example_policy, setup),
+		cmocka_unit_test_setup(test_comments_and_blank_lines, setup),
+		cmocka_unit_test_setup(test_whitespace_variants, setup),
+		cmocka_unit_test_setup(test_case_insensitive_names, setup),
+		cmocka_unit_test_setup(test_capabilities_above_31, setup),
+		cmocka_unit_test_setup(test_line_over_64k, setup),
+		cmocka_unit_test_setup(test_subjects, setup),
+		cmocka_unit_test_setup(test_error_unknown_capability, setup),
+		cmocka_unit_test_setup(test_error_missing_field, setup),
+		cmocka_unit_test_setup(test_error_bad_subject, setup),
+		cmocka_unit_test_setup(test_error_nul_byte, setup),
+		cmocka_unit_test_setup(test_error_all_and_numbers, setup),
+		cmocka_unit_test_setup(test_error_list_shape, setup),
+		cmocka_unit_test_setup(test_error_control_characters, setup),
+		cmocka_unit_test_setup(test_error_hostile_token_is_quoted, setup),
+		cmocka_unit_test_setup(test_error_reports_every_line_up_to_limit, setup),
+		cmocka_unit_test_setup(test_error_anywhere_rejects_everything, setup),
+		cmocka_unit_test_setup(test_unsafe_files, setup),
+		cmocka_unit_test_setup(test_unsafe_symlink_fifo_and_size, setup),
+		cmocka_unit_test_setup(test_missing_file, setup),
+		cmocka_unit_test_setup(test_resolve_demo, setup),
+		cmocka_unit_test_setup(test_resolve_unions_and_default, setup),
+		cmocka_unit_test_setup(test_keep_filter_still_validates, setup),
+		cmocka_unit_test_setup(test_capmask_text_and_names, setup),
+	};
+	int rc = cmocka_run_group_tests_name("policy", tests, NULL, NULL);
+	char *cmd;
+	if (asprintf(&cmd, "rm -rf '%s'", tmpdir) > 0 && system(cmd) != 0)
+		rc = rc ? rc : 1;
+	free(cmd);
+	free(captured);
+	return rc;
+}

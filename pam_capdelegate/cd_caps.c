@@ -80,6 +80,16 @@ static void build_names(void)
 	}
 }
 
+/* The PAM module is dlopen()ed and dlclose()d for every transaction in some services: free
+ * the table when the object is unloaded, or each load would leak it. */
+__attribute__((destructor)) static void free_names(void)
+{
+	for (int cap = 0; cap < MAX_CAPS; cap++)
+		free(names_by_cap[cap]);
+	memset(names_by_cap, 0, sizeof(names_by_cap));
+	memset(name_table, 0, sizeof(name_table));
+}
+
 int cd_cap_from_name(const char *name, size_t len)
 {
 	pthread_once(&names_once, build_names);

@@ -46,6 +46,8 @@ struct saved_grant {
 	cd_capmask caps;
 	enum cd_match_kind via;
 	char *rules;		/* "file:line,file:line" */
+	int logged;		/* the NOTICE line for this outcome was written */
+	cd_capmask logged_granted;
 };
 
 /* Linux-PAM keeps its pam_str_skip_prefix private; this is the same idea. */
@@ -170,11 +172,11 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 	return s;
 }
 
-static const struct saved_grant *get_grant(pam_handle_t *pamh, const struct options *o, const char *user)
+static struct saved_grant *get_grant(pam_handle_t *pamh, const struct options *o, const char *user)
 {
 	const void *data = NULL;
 	if (pam_get_data(pamh, DATA_NAME, &data) == PAM_SUCCESS && data != NULL) {
-		const struct saved_grant *s = data;
+		struct saved_grant *s = (struct saved_grant *)data;	/* ours: pam_get_data is const-only */
 		if (strcmp(s->user, user) == 0 && strcmp(s->config, o->config) == 0) {
 			if (o->debug)
 				pam_syslog(pamh, LOG_DEBUG, "user=%s: policy already read in this transaction", user);
@@ -196,8 +198,27 @@ static void text_or_none(char **p, cd_capmask m)
 	*p = cd_capmask_to_text(m);
 }
 
-static void log_outcome(pam_handle_t *pamh, const struct saved_grant *s, const struct cd_apply_result *r)
+/* One NOTICE line (and one audit record) per login: when session applies the same outcome
+ * that setcred already logged, say so only at debug level. */
+static int already_logged(pam_handle_t *pamh, struct saved_grant *s, const struct cd_apply_result *r,
+			  int debug)
 {
+	if (s->logged && s->logged_granted == r->granted && !r->set_errno && !r->dropped_bounding &&
+	    !r->dropped_no_setpcap) {
+		if (debug)
+			pam_syslog(pamh, LOG_DEBUG, "user=%s: inheritable set applied again, unchanged", s->user);
+		return 1;
+	}
+	s->logged = 1;
+	s->logged_granted = r->granted;
+	return 0;
+}
+
+static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct cd_apply_result *r,
+			int debug)
+{
+	if (already_logged(pamh, s, r, debug))
+		return;
 	char *granted, *delegated, *bound, *nopcap, *cleared;
 	text_or_none(&granted, r->granted);
 	text_or_none(&delegated, r->delegated);
@@ -255,13 +276,13 @@ static int delegate(pam_handle_t *pamh, int argc, const char **argv, int fail_co
 			return fail_code;
 		return PAM_SUCCESS;
 	}
-	const struct saved_grant *s = get_grant(pamh, &o, user);
+	struct saved_grant *s = get_grant(pamh, &o, user);
 	if (s == NULL)
 		return clear_inheritable(pamh, user) < 0 ? fail_code : PAM_USER_UNKNOWN;
 
 	struct cd_apply_result r;
 	int rc = cd_apply_inheritable(s->caps, &r);
-	log_outcome(pamh, s, &r);
+	log_outcome(pamh, s, &r, o.debug);
 	if (r.clear_errno)
 		return fail_code;	/* pI in an unknown state: never let this login go on */
 	if (o.strict && (s->status != CD_POLICY_OK || rc < 0)) {

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# stack.sh [--valgrind]: run test_stack against the built pam_capdelegate.so through the real
+# libpam, with pam_wrapper (service files from a temp dir) and nss_wrapper (fake users alice,
+# bob, carol, dave, erin; group netops = carol, dave, erin). Needs root for real assertions.
+set -euo pipefail
+case "${1:-}" in --help) sed -n '2,4p' "$0"; exit 0 ;; esac
+builddir=${top_builddir:-$(pwd)}
+module=$builddir/.libs/pam_capdelegate.so
+[ -f "$module" ] || { echo "Bail out! $module not built"; exit 1; }
+work=$(mktemp -d /tmp/cd-stack-XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+chmod 755 "$work"   # policy files inside must be reachable; they are root-owned 0644
+mkdir "$work/services"
+cat >"$work/passwd" <<PW
+root:x:0:0:root:/root:/bin/bash
+alice:x:1001:1001::/home/alice:/bin/sh
+bob:x:1002:1002::/home/bob:/bin/sh
+carol:x:1003:1003::/home/carol:/bin/sh
+dave:x:1004:1004::/home/dave:/bin/sh
+erin:x:1005:1005::/home/erin:/bin/sh
+PW
+cat >"$work/group" <<GR
+root:x:0:
+alice:x:1001:
+bob:x:1002:
+carol:x:1003:
+dave:x:1004:
+erin:x:1005:
+netops:x:2000:carol,dave,erin
+GR
+export PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR=$work/services PAM_WRAPPER_DEBUGLEVEL=2
+export NSS_WRAPPER_PASSWD=$work/passwd NSS_WRAPPER_GROUP=$work/group
+export CMOCKA_MESSAGE_OUTPUT=TAP
+preload=/usr/lib/x86_64-linux-gnu/libpam_wrapper.so:/usr/lib/x86_64-linux-gnu/libnss_wrapper.so
+if [ "${1:-}" = --valgrind ]; then
+  # Deep binding confuses valgrind's malloc replacement (pam_wrapper(1)).
+  export PAM_WRAPPER_DISABLE_DEEPBIND=1
+  LD_PRELOAD=$preload exec valgrind -q --error-exitcode=66 --leak-check=full \
+    --errors-for-leak-kinds=definite --suppressions="$(dirname "$0")/valgrind.supp" \
+    "$builddir/tests/stack/test_stack" "$work" "$module"
+fi
+LD_PRELOAD=$preload exec "$builddir/tests/stack/test_stack" "$work" "$module"

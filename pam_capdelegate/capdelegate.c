@@ -1,0 +1,49 @@
+/*
+ * capdelegate.c - the capdelegate(8) command: check, explain and audit the delegation policy.
+ * Only dispatch lives here; each subcommand is in its cli_*.c file and every policy decision
+ * is made by the core the PAM module links (libcdcore), so the CLI says what login does.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_common.h"
+
+static const char usage[] =
+	"usage: capdelegate COMMAND [OPTIONS] [ARGS]\n"
+	"\n"
+	"  check   [--config FILE]                        validate the policy (exit 0/1/2)\n"
+	"  explain USER [--config FILE] [PATH...]         what USER is granted and gains at exec\n"
+	"  audit   [--config FILE] [--json] [--processes] [--threads N] [PATH...]\n"
+	"                                                 capability files, who gains what, findings\n"
+	"  decode  HEX                                    decode a raw security.capability value\n"
+	"  help                                           this text\n"
+	"\n"
+	"Each command takes --help. Default policy: " CD_DEFAULT_CONFIG ". See capdelegate(8).\n";
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(int, char **);
+	} cmds[] = {
+		{ "check", cli_check_main }, { "explain", cli_explain_main },
+		{ "audit", cli_audit_main }, { "decode", cli_decode_main },
+	};
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return CLI_ERROR;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		fputs(usage, stdout);
+		return CLI_OK;
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(cmd, cmds[i].name) == 0)
+			return cmds[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "capdelegate: unknown command '%s'\n", cmd);
+	fputs(usage, stderr);
+	return CLI_ERROR;
+}

@@ -1,0 +1,376 @@
+/*
+ * cli_audit.c - `capdelegate audit`: scan, subjects x files matrix, findings, text output.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_audit.h"
+#include "cli_common.h"
+#include "cli_out.h"
+
+static const char usage[] =
+	"usage: capdelegate audit [--config FILE] [--json] [--processes] [--threads N] [PATH...]\n"
+	"\n"
+	"List every file carrying security.capability below PATH (default /, local filesystems\n"
+	"only), what each policy subject gains by executing it, and findings. Exit 0 without\n"
+	"findings, 1 with findings, 2 on errors (policy rejected, PATH unreadable).\n"
+	"\n"
+	"  --config FILE   policy (default " CD_DEFAULT_CONFIG ")\n"
+	"  --json          one JSON document (schema in capdelegate(8))\n"
+	"  --processes     also list running processes with a non-empty inheritable set\n"
+	"  --threads N     walk with 1 or 2 threads (default 2)\n"
+	"  --all-fs        also enter pseudo and remote filesystems\n";
+
+const char *cli_subject_kind_str(enum cd_subject_kind k)
+{
+	switch (k) {
+	case CD_SUBJECT_USER: return "user";
+	case CD_SUBJECT_GROUP: return "group";
+	case CD_SUBJECT_DEFAULT: return "default";
+	}
+	return "?";
+}
+
+static int add_finding(struct cli_audit *a, const char *id, const char *path, size_t line,
+		       cd_capmask caps, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int add_finding(struct cli_audit *a, const char *id, const char *path, size_t line,
+		       cd_capmask caps, const char *fmt, ...)
+{
+	if (a->nfindings == a->findings_cap) {
+		size_t n = a->findings_cap ? 2 * a->findings_cap : 32;
+		struct cli_finding *nf = realloc(a->findings, n * sizeof(*nf));
+		if (nf == NULL)
+			return -1;
+		a->findings = nf;
+		a->findings_cap = n;
+	}
+	struct cli_finding *f = &a->findings[a->nfindings];
+	*f = (struct cli_finding){ .id = id, .line = line, .caps = caps };
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vasprintf(&f->message, fmt, ap);
+	va_end(ap);
+	if (rc < 0 || (path != NULL && (f->path = strdup(path)) == NULL)) {
+		free(f->message);
+		return -1;
+	}
+	a->nfindings++;
+	return 0;
+}
+
+/* One subject per distinct (kind, name), its caps the union of its lines, in file order. */
+static int build_subjects(struct cli_audit *a)
+{
+	const struct cd_policy *p = &a->pol;
+	a->subjects = calloc(p->nrules + 1, sizeof(*a->subjects));
+	if (a->subjects == NULL)
+		return -1;
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct cd_rule *r = &p->rules[i];
+		size_t j;
+		for (j = 0; j < a->nsubjects; j++) {
+			struct cli_subject *s = &a->subjects[j];
+			if (s->kind == r->kind && (r->name == NULL || strcmp(s->name, r->name) == 0))
+				break;
+		}
+		if (j == a->nsubjects)
+			a->subjects[a->nsubjects++] = (struct cli_subject){ r->kind, r->name, 0 };
+		a->subjects[j].caps |= r->caps;
+	}
+	return 0;
+}
+
+static cd_capmask policy_union(const struct cd_policy *p)
+{
+	cd_capmask m = 0;
+	for (size_t i = 0; i < p->nrules; i++)
+		m |= p->rules[i].caps;
+	return m;
+}
+
+static int already_reported(const struct cli_audit *a, const char *id, const char *path)
+{
+	for (size_t i = 0; i < a->nfindings; i++)
+		if (strcmp(a->findings[i].id, id) == 0 && a->findings[i].path != NULL &&
+		    strcmp(a->findings[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+/* Who may change a capability file decides who may hand out its capabilities: the file
+ * itself, and every directory above it (a writable directory lets one rename the file away
+ * and put another in its place). A sticky directory protects root-owned entries. */
+static int check_dirs(struct cli_audit *a, const char *path)
+{
+	char *copy = strdup(path);
+	if (copy == NULL)
+		return -1;
+	char *dir = realpath(dirname(copy), NULL);
+	free(copy);
+	int ret = 0;
+	for (char *end = dir; dir != NULL && ret == 0 && end != NULL;) {
+		struct stat st;
+		if (stat(dir, &st) == 0 && !already_reported(a, "writable-directory", dir)) {
+			if (st.st_uid != 0)
+				ret = add_finding(a, "writable-directory", dir, 0, 0,
+						  "directory above a capability file is owned by uid %u",
+						  (unsigned)st.st_uid);
+			else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+				ret = add_finding(a, "writable-directory", dir, 0, 0,
+						  "directory above a capability file is writable by %s (mode %04o)",
+						  st.st_mode & S_IWOTH ? "others" : "its group",
+						  (unsigned)(st.st_mode & 07777));
+		}
+		end = strrchr(dir, '/');
+		if (end == dir && dir[1] != '\0')
+			dir[1] = '\0';	/* go on to "/" itself */
+		else if (end != NULL && end != dir)
+			*end = '\0';
+		else
+			end = NULL;
+	}
+	free(dir);
+	return ret;
+}
+
+static int check_file_perms(struct cli_audit *a, const struct cli_capfile *f)
+{
+	struct stat st;
+	if (lstat(f->path, &st) < 0)
+		return 0;	/* gone since the scan */
+	if (st.st_uid != 0)
+		return add_finding(a, "writable-file", f->path, 0, 0,
+				   "capability file is owned by uid %u", (unsigned)st.st_uid);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return add_finding(a, "writable-file", f->path, 0, 0,
+				   "capability file is writable by %s (mode %04o)",
+				   st.st_mode & S_IWOTH ? "others" : "its group",
+				   (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+static int file_findings(struct cli_audit *a, const struct cli_capfile *f, cd_capmask delegated)
+{
+	const struct cli_fcaps *c = &f->caps;
+	int rc = 0;
+	if (c->revision == 0)
+		return add_finding(a, "malformed", f->path, 0, 0,
+				   "security.capability value is malformed (%s): the kernel ignores "
+				   "it (and may refuse to execute the file)", c->error);
+	if (f->nosuid)
+		rc |= add_finding(a, "nosuid", f->path, 0, c->permitted | c->inheritable,
+				  "file is on a nosuid mount: its capabilities are ignored at exec");
+	if (c->has_rootid && c->rootid != 0)
+		rc |= add_finding(a, "rootid", f->path, 0, c->permitted | c->inheritable,
+				  "revision 3 with rootid %u: capabilities apply only inside the user "
+				  "namespace whose root is uid %u, not on this host", (unsigned)c->rootid,
+				  (unsigned)c->rootid);
+	if (cli_fcaps_ignored(f) != NULL)	/* grants nothing here: fP and fI do not matter */
+		goto perms;
+	if (c->permitted)
+		rc |= add_finding(a, "permitted", f->path, 0, c->permitted,
+				  "fP grants these to everyone who executes the file, bypassing delegation");
+	if (c->inheritable & ~delegated)
+		rc |= add_finding(a, "undelegated-inheritable", f->path, 0, c->inheritable & ~delegated,
+				  "fI bits no policy line delegates: nobody gains them through this file");
+perms:
+	rc |= check_file_perms(a, f);
+	rc |= check_dirs(a, f->path);
+	return rc;
+}
+
+/* Policy lines whose capabilities no scanned file consumes: pI reaches pP' only through fI
+ * (ambient aside), so such a grant does nothing for the files found. */
+static int policy_findings(struct cli_audit *a)
+{
+	cd_capmask consumed = 0;
+	for (size_t i = 0; i < a->scan.nfiles; i++)
+		if (cli_fcaps_ignored(&a->scan.files[i]) == NULL)
+			consumed |= a->scan.files[i].caps.inheritable;
+	for (size_t i = 0; i < a->pol.nrules; i++) {
+		const struct cd_rule *r = &a->pol.rules[i];
+		if ((r->caps & ~consumed) &&
+		    add_finding(a, "unused-grant", NULL, r->line, r->caps & ~consumed,
+				"policy line grants capabilities no capability file found consumes "
+				"through fI") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int build_findings(struct cli_audit *a)
+{
+	cd_capmask delegated = policy_union(&a->pol);
+	for (size_t i = 0; i < a->scan.nfiles; i++)
+		if (file_findings(a, &a->scan.files[i], delegated) < 0)
+			return -1;
+	return policy_findings(a);
+}
+
+static void print_subject(FILE *out, const struct cli_subject *s)
+{
+	if (s->kind == CD_SUBJECT_DEFAULT)
+		fputc('*', out);
+	else
+		fprintf(out, "%s%s", s->kind == CD_SUBJECT_GROUP ? "@" : "", s->name);
+}
+
+static void print_file(FILE *out, const struct cli_capfile *f)
+{
+	const char *ignored = cli_fcaps_ignored(f);
+	fputs("file\t", out);
+	cli_text_escape(out, f->path);
+	fprintf(out, "\t%d\t", f->caps.revision);
+	cli_print_caps(out, f->caps.permitted);
+	fputc('\t', out);
+	cli_print_caps(out, f->caps.inheritable);
+	fprintf(out, "\t%s\t", f->caps.effective ? "yes" : "no");
+	if (f->caps.has_rootid)
+		fprintf(out, "%u", (unsigned)f->caps.rootid);
+	else
+		fputc('-', out);
+	fprintf(out, "\t%s\n", ignored ? ignored : "-");
+}
+
+static void print_gains(FILE *out, const struct cli_audit *a, const struct cli_capfile *f)
+{
+	for (size_t i = 0; i < a->nsubjects; i++) {
+		struct cli_gain g = cli_exec_gain(a->subjects[i].caps, a->bound, f);
+		if (g.permitted == 0)
+			continue;
+		fputs("gain\t", out);
+		print_subject(out, &a->subjects[i]);
+		fputc('\t', out);
+		cli_text_escape(out, f->path);
+		fputc('\t', out);
+		cli_print_caps(out, g.permitted);
+		fputc('\t', out);
+		cli_print_caps(out, g.effective);
+		fputc('\n', out);
+	}
+}
+
+static void print_finding(FILE *out, const struct cli_audit *a, const struct cli_finding *f)
+{
+	fprintf(out, "finding\t%s\t", f->id);
+	if (f->path != NULL) {
+		cli_text_escape(out, f->path);
+	} else {
+		cli_text_escape(out, a->pol.path);
+		fprintf(out, ":%zu", f->line);
+	}
+	fputc('\t', out);
+	cli_print_caps(out, f->caps);
+	fprintf(out, "\t%s\n", f->message);
+}
+
+static void print_text(FILE *out, const struct cli_audit *a)
+{
+	fputs("# policy\t", out);
+	cli_text_escape(out, a->pol.path);
+	fprintf(out, "\t%s\t%zu rules\n", cd_status_str(a->pol.status), a->pol.nrules);
+	fprintf(out, "# scanned\t%zu directories\t%zu regular files\t%zu capability files\t"
+		"%zu mounts skipped\t%zu errors\n", a->scan.ndirs, a->scan.nregular,
+		a->scan.nfiles, a->scan.nskipped_mounts, a->scan.nerrors);
+	for (size_t i = 0; i < a->scan.nfiles; i++)
+		print_file(out, &a->scan.files[i]);
+	for (size_t i = 0; i < a->scan.nfiles; i++)
+		print_gains(out, a, &a->scan.files[i]);
+	for (size_t i = 0; i < a->nfindings; i++)
+		print_finding(out, a, &a->findings[i]);
+	for (size_t i = 0; i < a->nprocs; i++) {
+		const struct cli_proc *p = &a->procs[i];
+		fprintf(out, "process\t%d\t", (int)p->pid);
+		if (p->user != NULL)
+			cli_text_escape(out, p->user);
+		else
+			fprintf(out, "%u", (unsigned)p->uid);
+		fputc('\t', out);
+		cli_text_escape(out, p->comm);
+		fputc('\t', out);
+		cli_print_caps(out, p->inheritable);
+		fputc('\n', out);
+	}
+}
+
+static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' }, { "json", no_argument, NULL, 'j' },
+		{ "processes", no_argument, NULL, 'p' }, { "threads", required_argument, NULL, 't' },
+		{ "all-fs", no_argument, NULL, 'a' }, { NULL, 0, NULL, 0 },
+	};
+	int c, flags = CLI_WALK_LOCAL_ONLY;
+	a->scan.threads = 2;
+	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': a->config = optarg; break;
+		case 'j': *json = 1; break;
+		case 'p': a->want_procs = 1; break;
+		case 'a': flags &= ~CLI_WALK_LOCAL_ONLY; break;
+		case 't':
+			if (strcmp(optarg, "1") != 0 && strcmp(optarg, "2") != 0) {
+				fputs("capdelegate: audit: --threads must be 1 or 2\n", stderr);
+				return -1;
+			}
+			a->scan.threads = optarg[0] - '0';
+			break;
+		default: fputs(usage, stderr); return -1;
+		}
+	}
+	static char *root_default[] = { "/" };
+	a->roots = optind < argc ? argv + optind : root_default;
+	a->nroots = optind < argc ? argc - optind : 1;
+	return flags;
+}
+
+static void audit_free(struct cli_audit *a)
+{
+	for (size_t i = 0; i < a->nfindings; i++) {
+		free(a->findings[i].path);
+		free(a->findings[i].message);
+	}
+	free(a->findings);
+	free(a->subjects);
+	cli_procs_free(a->procs, a->nprocs);
+	cli_scan_free(&a->scan);
+	cd_policy_free(&a->pol);
+}
+
+int cli_audit_main(int argc, char **argv)
+{
+	struct cli_audit a = { 0 };
+	int json = 0;
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	int flags = parse_args(&a, argc, argv, &json);
+	if (flags < 0)
+		return CLI_ERROR;
+	/* A rejected policy grants nothing at login: audit on with no rules, and say so. */
+	enum cd_status st = cli_load_policy(&a.pol, a.config);
+	a.bound = cli_bounding_set();
+	a.failed_roots = cli_scan_roots(&a.scan, a.roots, a.nroots, flags);
+	int rc = build_subjects(&a) < 0 || build_findings(&a) < 0 ? -1 : 0;
+	if (rc == 0 && a.want_procs && cli_procs_scan(&a.procs, &a.nprocs) < 0)
+		a.failed_roots++;
+	if (rc < 0) {
+		fputs("capdelegate: audit: out of memory; no report\n", stderr);
+		audit_free(&a);
+		return CLI_ERROR;
+	}
+	if (json)
+		cli_audit_print_json(stdout, &a);
+	else
+		print_text(stdout, &a);
+	int ret = st != CD_POLICY_OK || a.failed_roots ? CLI_ERROR : a.nfindings ? CLI_WARN : CLI_OK;
+	audit_free(&a);
+	return ret;
+}

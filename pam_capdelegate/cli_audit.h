@@ -1,0 +1,49 @@
+/*
+ * cli_audit.h - `capdelegate audit`: the model built from a policy and a filesystem scan,
+ * printed as text (cli_audit.c) or as the JSON document of capdelegate(8) (cli_audit_json.c).
+ */
+#ifndef CLI_AUDIT_H
+#define CLI_AUDIT_H
+
+#include <stdio.h>
+
+#include "cd_policy.h"
+#include "cli_procs.h"
+#include "cli_walk.h"
+
+/* A policy subject and the union of its lines: what a user resolved through it gets. */
+struct cli_subject {
+	enum cd_subject_kind kind;
+	const char *name;	/* NULL for "*" */
+	cd_capmask caps;
+};
+
+struct cli_finding {
+	const char *id;		/* stable identifier, see capdelegate(8) FINDINGS */
+	char *path;		/* file or directory concerned, or NULL */
+	size_t line;		/* policy line concerned, or 0 */
+	cd_capmask caps;	/* capabilities concerned */
+	char *message;		/* human text; holds no file names (they are escaped apart) */
+};
+
+struct cli_audit {
+	char **roots;
+	int nroots;
+	const char *config;
+	struct cd_policy pol;
+	struct cli_scan scan;
+	cd_capmask bound;
+	struct cli_subject *subjects;
+	size_t nsubjects;
+	struct cli_finding *findings;
+	size_t nfindings, findings_cap;
+	int want_procs;
+	struct cli_proc *procs;
+	size_t nprocs;
+	int failed_roots;
+};
+
+void cli_audit_print_json(FILE *out, const struct cli_audit *a);
+const char *cli_subject_kind_str(enum cd_subject_kind k);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * cli_audit_json.c - the audit as one JSON document. The schema is documented in
+ * capdelegate(8) (JSON OUTPUT) and checked by tests/cli/check-json.py; it only grows: a key
+ * once published keeps its name and type ("version" says which schema this is).
+ */
+#include "config.h"
+
+#include "cli_audit.h"
+#include "cli_common.h"
+#include "cli_out.h"
+
+#define SCHEMA_VERSION 1
+
+/* "key": "text", "key_hex": "bytes" - the string for people, the hex for exact bytes. */
+static void json_name(FILE *out, const char *key, const char *s)
+{
+	fprintf(out, "\"%s\":", key);
+	cli_json_string(out, s);
+	fprintf(out, ",\"%s_hex\":", key);
+	cli_json_hex(out, s);
+}
+
+static void json_subject(FILE *out, enum cd_subject_kind kind, const char *name)
+{
+	fprintf(out, "\"kind\":\"%s\",\"subject\":", cli_subject_kind_str(kind));
+	if (kind == CD_SUBJECT_DEFAULT)
+		fputs("\"*\"", out);
+	else
+		fprintf(out, "\"%s%s\"", kind == CD_SUBJECT_GROUP ? "@" : "", name);
+}
+
+static void json_policy(FILE *out, const struct cli_audit *a)
+{
+	fputs("\"policy\":{", out);
+	json_name(out, "path", a->pol.path);
+	fprintf(out, ",\"status\":\"%s\",\"rules\":[", cd_status_str(a->pol.status));
+	for (size_t i = 0; i < a->pol.nrules; i++) {
+		const struct cd_rule *r = &a->pol.rules[i];
+		fprintf(out, "%s{\"line\":%zu,", i ? "," : "", r->line);
+		json_subject(out, r->kind, r->name);
+		fputs(",\"caps\":", out);
+		cli_json_caps(out, r->caps);
+		fputc('}', out);
+	}
+	fputs("]}", out);
+}
+
+static void json_scan(FILE *out, const struct cli_audit *a)
+{
+	fputs("\"scan\":{\"roots\":[", out);
+	for (int i = 0; i < a->nroots; i++) {
+		if (i)
+			fputc(',', out);
+		cli_json_string(out, a->roots[i]);
+	}
+	fprintf(out, "],\"directories\":%zu,\"regular_files\":%zu,\"capability_files\":%zu,"
+		"\"skipped_mounts\":%zu,\"errors\":%zu}", a->scan.ndirs, a->scan.nregular,
+		a->scan.nfiles, a->scan.nskipped_mounts, a->scan.nerrors);
+}
+
+static void json_file(FILE *out, const struct cli_capfile *f)
+{
+	const char *ignored = cli_fcaps_ignored(f);
+	fputc('{', out);
+	json_name(out, "path", f->path);
+	fprintf(out, ",\"revision\":%d,\"permitted\":", f->caps.revision);
+	cli_json_caps(out, f->caps.permitted);
+	fputs(",\"inheritable\":", out);
+	cli_json_caps(out, f->caps.inheritable);
+	fprintf(out, ",\"effective\":%s,\"rootid\":", f->caps.effective ? "true" : "false");
+	if (f->caps.has_rootid)
+		fprintf(out, "%u", (unsigned)f->caps.rootid);
+	else
+		fputs("null", out);
+	fprintf(out, ",\"nosuid\":%s,\"ignored\":", f->nosuid ? "true" : "false");
+	if (ignored)
+		cli_json_string(out, ignored);
+	else
+		fputs("null", out);
+	fputs(",\"raw_hex\":\"", out);
+	for (size_t i = 0; i < f->rawlen; i++)
+		fprintf(out, "%02x", f->raw[i]);
+	fputs("\"}", out);
+}
+
+static void json_matrix(FILE *out, const struct cli_audit *a)
+{
+	const char *sep = "";
+	fputs("\"matrix\":[", out);
+	for (size_t i = 0; i < a->scan.nfiles; i++) {
+		const struct cli_capfile *f = &a->scan.files[i];
+		for (size_t j = 0; j < a->nsubjects; j++) {
+			const struct cli_subject *s = &a->subjects[j];
+			struct cli_gain g = cli_exec_gain(s->caps, a->bound, f);
+			if (g.permitted == 0)
+				continue;
+			fprintf(out, "%s{", sep);
+			json_subject(out, s->kind, s->name);
+			fputc(',', out);
+			json_name(out, "path", f->path);
+			fputs(",\"permitted\":", out);
+			cli_json_caps(out, g.permitted);
+			fputs(",\"effective\":", out);
+			cli_json_caps(out, g.effective);
+			fputc('}', out);
+			sep = ",";
+		}
+	}
+	fputc(']', out);
+}
+
+static void json_finding(FILE *out, const struct cli_audit *a, const struct cli_finding *f)
+{
+	fprintf(out, "{\"id\":\"%s\",", f->id);
+	if (f->path != NULL) {
+		json_name(out, "path", f->path);
+		fputs(",\"line\":null", out);
+	} else {
+		json_name(out, "path", a->pol.path);
+		fprintf(out, ",\"line\":%zu", f->line);
+	}
+	fputs(",\"caps\":", out);
+	cli_json_caps(out, f->caps);
+	fputs(",\"message\":", out);
+	cli_json_string(out, f->message);
+	fputc('}', out);
+}
+
+static void json_procs(FILE *out, const struct cli_audit *a)
+{
+	fputs("\"processes\":[", out);
+	for (size_t i = 0; i < a->nprocs; i++) {
+		const struct cli_proc *p = &a->procs[i];
+		fprintf(out, "%s{\"pid\":%d,\"uid\":%u,\"user\":", i ? "," : "", (int)p->pid,
+			(unsigned)p->uid);
+		if (p->user)
+			cli_json_string(out, p->user);
+		else
+			fputs("null", out);
+		fputs(",\"comm\":", out);
+		cli_json_string(out, p->comm);
+		fputs(",\"inheritable\":", out);
+		cli_json_caps(out, p->inheritable);
+		fputs(",\"permitted\":", out);
+		cli_json_caps(out, p->permitted);
+		fputs(",\"effective\":", out);
+		cli_json_caps(out, p->effective);
+		fputs(",\"ambient\":", out);
+		cli_json_caps(out, p->ambient);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+void cli_audit_print_json(FILE *out, const struct cli_audit *a)
+{
+	fprintf(out, "{\"version\":%d,\"bounding\":", SCHEMA_VERSION);
+	cli_json_caps(out, a->bound);
+	fputc(',', out);
+	json_policy(out, a);
+	fputc(',', out);
+	json_scan(out, a);
+	fputs(",\"files\":[", out);
+	for (size_t i = 0; i < a->scan.nfiles; i++) {
+		if (i)
+			fputc(',', out);
+		json_file(out, &a->scan.files[i]);
+	}
+	fputs("],", out);
+	json_matrix(out, a);
+	fputs(",\"findings\":[", out);
+	for (size_t i = 0; i < a->nfindings; i++) {
+		if (i)
+			fputc(',', out);
+		json_finding(out, a, &a->findings[i]);
+	}
+	fputc(']', out);
+	if (a->want_procs) {
+		fputc(',', out);
+		json_procs(out, a);
+	}
+	fputs("}\n", out);
+}

@@ -1,0 +1,122 @@
+/*
+ * cli_common.c - see cli_common.h.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cd_apply.h"
+#include "cli_common.h"
+
+enum cd_status cli_load_policy(struct cd_policy *pol, const char *path)
+{
+	/* No pam handle, no sink: the core writes FILE:LINE: message to stderr, the same text the
+	 * module sends to syslog. */
+	struct cd_log log = { 0 };
+	struct cd_load_opts opts = { .owner = 0 };
+	return cd_policy_load(pol, path ? path : CD_DEFAULT_CONFIG, &opts, &log);
+}
+
+const char *cli_fcaps_ignored(const struct cli_capfile *f)
+{
+	if (f->caps.revision == 0)
+		return "malformed value";
+	if (f->nosuid)
+		return "nosuid mount";
+	/* security/commoncap.c rootid_owns_currentns: a revision-3 value applies only in a user
+	 * namespace whose root is rootid; in the initial namespace that is rootid 0 alone. */
+	if (f->caps.has_rootid && f->caps.rootid != 0)
+		return "revision 3 rootid is not 0 (applies only inside that user namespace)";
+	return NULL;
+}
+
+struct cli_gain cli_exec_gain(cd_capmask pi, cd_capmask bound, const struct cli_capfile *f)
+{
+	struct cli_gain g = { 0, 0 };
+	if (cli_fcaps_ignored(f) != NULL)
+		return g;
+	g.permitted = (bound & f->caps.permitted) | (pi & f->caps.inheritable);
+	g.effective = f->caps.effective ? g.permitted : 0;
+	return g;
+}
+
+cd_capmask cli_bounding_set(void)
+{
+	cd_capmask pi, pp, pe, bound;
+	if (cd_read_process_caps(&pi, &pp, &pe, &bound) < 0)
+		return ~(cd_capmask)0;	/* unknown: assume nothing is cut */
+	return bound;
+}
+
+static const char *cap_label(int cap, char *num, size_t size)
+{
+	const char *name = cd_cap_name(cap);
+	if (name != NULL)
+		return name;
+	snprintf(num, size, "cap_%d", cap);	/* a bit libcap has no name for */
+	return num;
+}
+
+void cli_print_caps(FILE *out, cd_capmask m)
+{
+	char num[16];
+	if (m == 0) {
+		fputs("none", out);
+		return;
+	}
+	const char *sep = "";
+	for (int cap = 0; cap < 64; cap++) {
+		if (m & ((cd_capmask)1 << cap)) {
+			fprintf(out, "%s%s", sep, cap_label(cap, num, sizeof(num)));
+			sep = ",";
+		}
+	}
+}
+
+void cli_json_caps(FILE *out, cd_capmask m)
+{
+	char num[16];
+	const char *sep = "";
+	fputc('[', out);
+	for (int cap = 0; cap < 64; cap++) {
+		if (m & ((cd_capmask)1 << cap)) {
+			fprintf(out, "%s\"%s\"", sep, cap_label(cap, num, sizeof(num)));
+			sep = ",";
+		}
+	}
+	fputc(']', out);
+}
+
+int cli_wants_help(int argc, char **argv, const char *usage)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(usage, stdout);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags)
+{
+	int failed = 0;
+	for (int i = 0; i < nroots; i++)
+		if (cli_walk(scan, roots[i], flags) < 0)
+			failed++;
+	cli_scan_sort(scan);
+	/* Overlapping roots (/usr and /usr/bin) find the same file twice: keep one. */
+	size_t out = 0;
+	for (size_t i = 0; i < scan->nfiles; i++) {
+		if (out > 0 && strcmp(scan->files[out - 1].path, scan->files[i].path) == 0) {
+			free(scan->files[i].path);
+			continue;
+		}
+		scan->files[out++] = scan->files[i];
+	}
+	scan->nfiles = out;
+	return failed;
+}

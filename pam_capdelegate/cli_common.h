@@ -1,0 +1,48 @@
+/*
+ * cli_common.h - what the capdelegate subcommands share: loading the policy through the core
+ * (so the CLI reports exactly what the module would do), the exec rule, capability printing.
+ */
+#ifndef CLI_COMMON_H
+#define CLI_COMMON_H
+
+#include <stdio.h>
+
+#include "cd_policy.h"
+#include "cli_walk.h"
+
+/* Exit codes of check and audit: clean, warnings/findings, errors. */
+enum { CLI_OK = 0, CLI_WARN = 1, CLI_ERROR = 2 };
+
+/* Load @path (CD_DEFAULT_CONFIG if NULL), errors on stderr as FILE:LINE: message. */
+enum cd_status cli_load_policy(struct cd_policy *pol, const char *path);
+
+/* What a process with inheritable set @pi gains by executing a file with @f, per
+ * security/commoncap.c (bprm_caps_from_vfs_caps): pP' = (X & fP) | (pI & fI), pE' = fE ? pP' : 0.
+ * The ambient set is cleared by an exec of a file with capabilities, so it plays no part.
+ * Returns 0 if the kernel ignores the file's capabilities here (see cli_fcaps_ignored). */
+struct cli_gain {
+	cd_capmask permitted, effective;
+};
+struct cli_gain cli_exec_gain(cd_capmask pi, cd_capmask bound, const struct cli_capfile *f);
+/* Why the kernel would ignore this file's capabilities, or NULL if it honours them. */
+const char *cli_fcaps_ignored(const struct cli_capfile *f);
+
+/* The bounding set X of this process (the best estimate of a login session's). */
+cd_capmask cli_bounding_set(void);
+
+/* "cap_a,cap_b" or "none" into @out (text), ["cap_a","cap_b"] (JSON). */
+void cli_print_caps(FILE *out, cd_capmask m);
+void cli_json_caps(FILE *out, cd_capmask m);
+
+/* Is this option the subcommand's --help? Print @usage and return 1. */
+int cli_wants_help(int argc, char **argv, const char *usage);
+
+/* Walk every root into @scan, sorted; returns the number of roots that could not be read. */
+int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags);
+
+int cli_check_main(int argc, char **argv);
+int cli_explain_main(int argc, char **argv);
+int cli_audit_main(int argc, char **argv);
+int cli_decode_main(int argc, char **argv);
+
+#endif

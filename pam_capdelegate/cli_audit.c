@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,40 +104,21 @@ static int already_reported(const struct cli_audit *a, const char *id, const cha
 	return 0;
 }
 
+static int dir_finding(void *arg, const char *dir, const char *why)
+{
+	struct cli_audit *a = arg;
+	if (already_reported(a, "writable-directory", dir))
+		return 0;
+	return add_finding(a, "writable-directory", dir, 0, 0,
+			   "directory above a capability file is %s: its files can be replaced", why);
+}
+
 /* Who may change a capability file decides who may hand out its capabilities: the file
  * itself, and every directory above it (a writable directory lets one rename the file away
- * and put another in its place). A sticky directory protects root-owned entries. */
+ * and put another in its place). */
 static int check_dirs(struct cli_audit *a, const char *path)
 {
-	char *copy = strdup(path);
-	if (copy == NULL)
-		return -1;
-	char *dir = realpath(dirname(copy), NULL);
-	free(copy);
-	int ret = 0;
-	for (char *end = dir; dir != NULL && ret == 0 && end != NULL;) {
-		struct stat st;
-		if (stat(dir, &st) == 0 && !already_reported(a, "writable-directory", dir)) {
-			if (st.st_uid != 0)
-				ret = add_finding(a, "writable-directory", dir, 0, 0,
-						  "directory above a capability file is owned by uid %u",
-						  (unsigned)st.st_uid);
-			else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
-				ret = add_finding(a, "writable-directory", dir, 0, 0,
-						  "directory above a capability file is writable by %s (mode %04o)",
-						  st.st_mode & S_IWOTH ? "others" : "its group",
-						  (unsigned)(st.st_mode & 07777));
-		}
-		end = strrchr(dir, '/');
-		if (end == dir && dir[1] != '\0')
-			dir[1] = '\0';	/* go on to "/" itself */
-		else if (end != NULL && end != dir)
-			*end = '\0';
-		else
-			end = NULL;
-	}
-	free(dir);
-	return ret;
+	return cli_unsafe_dirs(path, dir_finding, a);
 }
 
 static int check_file_perms(struct cli_audit *a, const struct cli_capfile *f)

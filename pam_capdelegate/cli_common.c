@@ -3,8 +3,10 @@
  */
 #include "config.h"
 
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cd_apply.h"
 #include "cli_common.h"
@@ -119,4 +121,47 @@ int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags)
 	}
 	scan->nfiles = out;
 	return failed;
+}
+
+/* Owner root and no group/other write (or the sticky bit, which keeps others from renaming
+ * root's entries away): only root can then swap what lies below. */
+static int unsafe_dir(const char *dir, char *why, size_t size)
+{
+	struct stat st;
+	if (stat(dir, &st) < 0)
+		return 0;
+	if (st.st_uid != 0) {
+		snprintf(why, size, "owned by uid %u", (unsigned)st.st_uid);
+		return 1;
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+		snprintf(why, size, "writable by %s (mode %04o)",
+			 st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
+		return 1;
+	}
+	return 0;
+}
+
+int cli_unsafe_dirs(const char *path, cli_dir_cb cb, void *arg)
+{
+	char *copy = strdup(path);
+	if (copy == NULL)
+		return -1;
+	char *dir = realpath(dirname(copy), NULL);
+	free(copy);
+	int ret = 0;
+	char why[64];
+	for (char *end = dir; dir != NULL && ret == 0 && end != NULL;) {
+		if (unsafe_dir(dir, why, sizeof(why)))
+			ret = cb(arg, dir, why);
+		end = strrchr(dir, '/');
+		if (end == dir && dir[1] != '\0')
+			dir[1] = '\0';	/* go on to "/" itself */
+		else if (end != NULL && end != dir)
+			*end = '\0';
+		else
+			end = NULL;
+	}
+	free(dir);
+	return ret;
 }

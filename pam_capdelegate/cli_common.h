@@ -40,6 +40,13 @@ int cli_wants_help(int argc, char **argv, const char *usage);
 /* Walk every root into @scan, sorted; returns the number of roots that could not be read. */
 int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags);
 
+/* Call @cb for each directory above @path (canonical, up to "/") that someone other than root
+ * can change: not owned by root, or writable by group or others without the sticky bit.
+ * @why describes it ("writable by others (mode 0777)"). Returns what the last @cb returned
+ * (non-zero stops the walk up). */
+typedef int (*cli_dir_cb)(void *arg, const char *dir, const char *why);
+int cli_unsafe_dirs(const char *path, cli_dir_cb cb, void *arg);
+
 int cli_check_main(int argc, char **argv);
 int cli_explain_main(int argc, char **argv);
 int cli_audit_main(int argc, char **argv);

@@ -1,3 +1,207 @@
+/*
+ * cli_explain.c - `capdelegate explain USER`: the policy lines that match USER and why, the
+ * inheritable set login gives USER, and what USER gains by executing each capability file.
+ * Resolution is the core's cd_resolve, the function the module calls.
+ */
 #include "config.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli_common.h"
-int cli_explain_main(int argc, char **argv) { (void)argc; (void)argv; return 2; }
+#include "cli_out.h"
+
+static const char usage[] =
+	"usage: capdelegate explain USER [--config FILE] [PATH...]\n"
+	"\n"
+	"Show the policy lines matching USER (file:line and why: user, group or default), the\n"
+	"inheritable set pI login gives USER, and for every file with capabilities below PATH\n"
+	"(default: the directories of $PATH, and /usr) what USER gets when executing it:\n"
+	"pP' = (X & fP) | (pI & fI), pE' = fE ? pP' : 0 (X: the bounding set).\n"
+	"Exit 0; 2 if USER is unknown or the policy is rejected (login then grants nothing).\n";
+
+static const char *via_str(enum cd_match_kind via)
+{
+	switch (via) {
+	case CD_MATCH_USER: return "user";
+	case CD_MATCH_GROUP: return "group";
+	case CD_MATCH_DEFAULT: return "default";
+	case CD_MATCH_NONE: break;
+	}
+	return "none";
+}
+
+static void print_matches(const struct cd_policy *pol, const struct cd_grant *g)
+{
+	for (size_t i = 0; i < g->nmatched; i++) {
+		const struct cd_rule *r = g->matched[i];
+		fputs("match\t", stdout);
+		cli_text_escape(stdout, pol->path);
+		printf(":%zu\t%s\t", r->line, via_str(g->via));
+		if (r->kind == CD_SUBJECT_DEFAULT)
+			fputc('*', stdout);
+		else
+			printf("%s%s", r->kind == CD_SUBJECT_GROUP ? "@" : "", r->name);
+		fputc('\t', stdout);
+		cli_print_caps(stdout, r->caps);
+		fputc('\n', stdout);
+	}
+}
+
+static void print_exec(const struct cli_capfile *f, cd_capmask pi, cd_capmask bound)
+{
+	struct cli_gain g = cli_exec_gain(pi, bound, f);
+	const char *ignored = cli_fcaps_ignored(f);
+	fputs("exec\t", stdout);
+	cli_text_escape(stdout, f->path);
+	fputs("\tfP=", stdout);
+	cli_print_caps(stdout, f->caps.permitted);
+	fputs("\tfI=", stdout);
+	cli_print_caps(stdout, f->caps.inheritable);
+	printf("\tfE=%s\tpP'=", f->caps.effective ? "yes" : "no");
+	cli_print_caps(stdout, g.permitted);
+	fputs("\tpE'=", stdout);
+	cli_print_caps(stdout, g.effective);
+	printf("\t%s\n", ignored ? ignored : "-");
+}
+
+/* Is @p equal to or below @root (both canonical)? */
+static int covered(const char *p, const char *root)
+{
+	size_t n = strlen(root);
+	if (strcmp(root, "/") == 0)
+		return 1;
+	return strncmp(p, root, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/* Add @dir (canonicalized) unless an existing root covers it; drop roots it covers. */
+static void add_root(char **out, int *n, const char *dir)
+{
+	char *p = realpath(dir, NULL);
+	if (p == NULL)
+		return;	/* a $PATH entry that does not exist holds no files */
+	for (int i = 0; i < *n; i++) {
+		if (covered(p, out[i])) {
+			free(p);
+			return;
+		}
+	}
+	for (int i = 0; i < *n;) {
+		if (covered(out[i], p)) {
+			free(out[i]);
+			out[i] = out[--*n];
+		} else {
+			i++;
+		}
+	}
+	out[(*n)++] = p;
+}
+
+/* $PATH's directories and /usr, canonical, none below another: each file is found once. */
+static int default_roots(char ***roots)
+{
+	const char *env = getenv("PATH");
+	char *copy = strdup(env ? env : "");
+	char **out = copy ? calloc(strlen(copy) / 2 + 3, sizeof(*out)) : NULL;
+	int n = 0;
+	if (out == NULL) {
+		free(copy);
+		return -1;
+	}
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+		if (tok[0] == '/')	/* a relative entry would depend on where explain runs */
+			add_root(out, &n, tok);
+	add_root(out, &n, "/usr");
+	free(copy);
+	*roots = out;
+	return n;
+}
+
+static void print_user(const struct cd_user *u)
+{
+	fputs("user\t", stdout);
+	cli_text_escape(stdout, u->name);
+	printf("\t%u\t", (unsigned)u->uid);
+	for (size_t i = 0; i < u->ngroups; i++) {
+		if (i)
+			fputc(',', stdout);
+		cli_text_escape(stdout, u->groups[i]);
+	}
+	fputc('\n', stdout);
+}
+
+static int explain_files(cd_capmask pi, char **paths, int npaths)
+{
+	char **roots = paths;
+	int nroots = npaths, failed;
+	if (npaths == 0 && (nroots = default_roots(&roots)) < 0)
+		return -1;
+	struct cli_scan scan = { .threads = 2 };
+	failed = cli_scan_roots(&scan, roots, nroots, CLI_WALK_LOCAL_ONLY);
+	cd_capmask bound = cli_bounding_set();
+	for (size_t i = 0; i < scan.nfiles; i++)
+		print_exec(&scan.files[i], pi, bound);
+	cli_scan_free(&scan);
+	if (npaths == 0) {
+		for (int i = 0; i < nroots; i++)
+			free(roots[i]);
+		free(roots);
+	}
+	return failed ? -1 : 0;
+}
+
+static int cli_explain_user(const char *name, const char *config, char **paths, int npaths)
+{
+	struct cd_user u;
+	if (cd_user_lookup(&u, name) < 0) {
+		fputs("capdelegate: explain: ", stderr);
+		cli_text_escape(stderr, name);
+		fputs(": user unknown to NSS: login grants nothing\n", stderr);
+		return CLI_ERROR;
+	}
+	struct cd_policy pol;
+	struct cd_grant g = { 0 };
+	enum cd_status st = cli_load_policy(&pol, config);
+	int rc = cd_resolve(&pol, &u, &g);
+	print_user(&u);
+	fputs("policy\t", stdout);
+	cli_text_escape(stdout, pol.path);
+	printf("\t%s\n", cd_status_str(st));
+	print_matches(&pol, &g);
+	fputs("pI\t", stdout);
+	cli_print_caps(stdout, g.caps);
+	printf("\t%s\n", via_str(g.via));
+	if (rc == 0)
+		rc = explain_files(g.caps, paths, npaths);
+	cd_grant_free(&g);
+	cd_policy_free(&pol);
+	cd_user_free(&u);
+	return rc < 0 || st != CD_POLICY_OK ? CLI_ERROR : CLI_OK;
+}
+
+int cli_explain_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' }, { NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL;
+	int c;
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
+		if (c != 'c') {
+			fputs(usage, stderr);
+			return CLI_ERROR;
+		}
+		config = optarg;
+	}
+	if (optind >= argc) {
+		fputs(usage, stderr);
+		return CLI_ERROR;
+	}
+	const char *name = argv[optind++];
+	return cli_explain_user(name, config, argv + optind, argc - optind);
+}

@@ -5,7 +5,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
 #include <string.h>
@@ -84,21 +83,13 @@ static int dir_warning(void *arg, const char *dir, const char *why)
 
 int cli_check_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' }, { NULL, 0, NULL, 0 },
-	};
 	const char *config = NULL;
-	int c;
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
-	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
-		if (c != 'c') {
-			fputs(usage, stderr);
-			return CLI_ERROR;
-		}
-		config = optarg;
-	}
-	if (optind < argc) {
+	int first = cli_parse_config_opt(argc, argv, usage, &config);
+	if (first < 0)
+		return CLI_ERROR;
+	if (first < argc) {
 		fputs(usage, stderr);
 		return CLI_ERROR;
 	}

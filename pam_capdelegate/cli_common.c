@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <getopt.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,22 @@ void cli_json_caps(FILE *out, cd_capmask m)
 		}
 	}
 	fputc(']', out);
+}
+
+int cli_parse_config_opt(int argc, char **argv, const char *usage, const char **config)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' }, { NULL, 0, NULL, 0 },
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
+		if (c != 'c') {
+			fputs(usage, stderr);
+			return -1;
+		}
+		*config = optarg;
+	}
+	return optind;
 }
 
 int cli_wants_help(int argc, char **argv, const char *usage)

@@ -34,6 +34,10 @@ cd_capmask cli_bounding_set(void);
 void cli_print_caps(FILE *out, cd_capmask m);
 void cli_json_caps(FILE *out, cd_capmask m);
 
+/* Options of check and explain: --config FILE only. Returns the index of the first operand,
+ * or -1 (usage printed) on an unknown option. */
+int cli_parse_config_opt(int argc, char **argv, const char *usage, const char **config);
+
 /* Is this option the subcommand's --help? Print @usage and return 1. */
 int cli_wants_help(int argc, char **argv, const char *usage);
 

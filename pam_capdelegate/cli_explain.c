@@ -5,7 +5,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,24 +183,16 @@ static int cli_explain_user(const char *name, const char *config, char **paths, 
 
 int cli_explain_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' }, { NULL, 0, NULL, 0 },
-	};
 	const char *config = NULL;
-	int c;
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
-	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
-		if (c != 'c') {
-			fputs(usage, stderr);
-			return CLI_ERROR;
-		}
-		config = optarg;
-	}
-	if (optind >= argc) {
+	int first = cli_parse_config_opt(argc, argv, usage, &config);
+	if (first < 0)
+		return CLI_ERROR;
+	if (first >= argc) {
 		fputs(usage, stderr);
 		return CLI_ERROR;
 	}
-	const char *name = argv[optind++];
-	return cli_explain_user(name, config, argv + optind, argc - optind);
+	const char *name = argv[first++];
+	return cli_explain_user(name, config, argv + first, argc - first);
 }

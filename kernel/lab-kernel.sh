@@ -1,0 +1,285 @@
+#!/usr/bin/env bash
+# kernel/lab-kernel.sh: build the patched guest kernel and its selftests, boot them in QEMU (TCG)
+# and report one result line per test case on stdout. Progress goes to stderr.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(dirname "$HERE")"
+CACHE="${LAB_CACHE:-${CAPDELEGATE_CACHE:-$ROOT/.cache}}"
+K="$CACHE/kernel"                 # everything of ours lives here
+SRC="$K/linux-source-6.1"         # unpacked tree, series applied in place
+OBJ="$K/build"                    # O= build dir: never moved or copied
+OUT="$K/out"                      # stable artifacts: bzImage, selftests/, fixtures.img
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+PKG=linux-source-6.1
+SELFTESTS=(test_inheritable test_caps64 test_execve)
+BOOT_TIMEOUT=${LAB_KERNEL_BOOT_TIMEOUT:-420}
+T0=${LAB_T0:-$(date +%s)}
+
+usage() {
+  cat <<'EOF'
+usage: kernel/lab-kernel.sh COMMAND
+
+  build                 unpack linux-source-6.1, apply kernel/series, configure (tinyconfig +
+                        kernel/guest.config), build bzImage, static selftests and the fixture
+                        disk; cached by a hash of the inputs
+  path bzimage|selftests|fixtures
+                        print the absolute path of the built artifact (building first if needed)
+  test                  boot the kernel in QEMU (TCG) and print PASS/FAIL/SKIP<TAB>name per case
+  mutation              apply each kernel/mutations/*.patch on top of the series, rebuild, boot,
+                        and require failures: PASS<TAB>mutation NAME caught by: ...
+  --help                this text
+
+Environment: LAB_CACHE (default ./.cache), LAB_KERNEL_BOOT_TIMEOUT (seconds, default 420).
+EOF
+}
+
+log() { printf '[kernel %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
+die() { printf 'lab-kernel: %s\n' "$*" >&2; exit 2; }
+
+deb_version() { dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || die "package $PKG not installed"; }
+
+# Hash of everything a kernel build depends on; $1: an extra (mutation) patch or "".
+inputs_hash() {
+  { deb_version; cat "$HERE/series" "$HERE/guest.config"
+    while read -r p; do cat "$HERE/patches/$p"; done < "$HERE/series"
+    [ -z "${1:-}" ] || cat "$1"; } | sha256sum | cut -c1-16
+}
+
+unpack() {
+  local v; v=$(deb_version)
+  if [ -f "$K/unpacked" ] && [ "$(cat "$K/unpacked")" = "$v" ] && [ -f "$SRC/Makefile" ]; then return; fi
+  log "unpack $TARBALL ($PKG $v)"
+  rm -rf "$SRC" "$OBJ" "$K/applied" "$K/stamp" "$OUT"
+  mkdir -p "$K"
+  tar -C "$K" -xf "$TARBALL"
+  mkdir -p "$K/applied"
+  echo "$v" > "$K/unpacked"
+}
+
+# Bring the tree to exactly the patches "$@" (in order). $K/applied/NNN holds copies of what is
+# applied; the longest identical prefix stays, the rest is reverted newest first.
+tree_set() {
+  local want=("$@") have=() i keep=0 f
+  mkdir -p "$K/applied"
+  mapfile -t have < <(find "$K/applied" -type f | sort)
+  while [ "$keep" -lt "${#have[@]}" ] && [ "$keep" -lt "${#want[@]}" ] \
+        && cmp -s "${have[$keep]}" "${want[$keep]}"; do keep=$((keep + 1)); done
+  for ((i = ${#have[@]} - 1; i >= keep; i--)); do
+    log "revert $(basename "${have[$i]}")"
+    patch -d "$SRC" -p1 -R -s -f --no-backup-if-mismatch < "${have[$i]}" >&2 || die "cannot revert ${have[$i]}"
+    rm -f "${have[$i]}"
+  done
+  for ((i = keep; i < ${#want[@]}; i++)); do
+    f=$(printf '%s/%03d-%s' "$K/applied" "$i" "$(basename "${want[$i]}")")
+    log "apply $(basename "${want[$i]}")"
+    patch -d "$SRC" -p1 -s -f --no-backup-if-mismatch < "${want[$i]}" >&2 || die "cannot apply ${want[$i]}"
+    cp "${want[$i]}" "$f"
+  done
+}
+
+series_paths() { while read -r p; do [ -n "$p" ] && echo "$HERE/patches/$p"; done < "$HERE/series"; }
+
+configure() {
+  log "configure: tinyconfig + kernel/guest.config"
+  make -s -C "$SRC" O="$OBJ" ARCH=x86_64 tinyconfig >/dev/null
+  "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "$HERE/guest.config" \
+    > "$K/merge_config.log" 2>&1 || { cat "$K/merge_config.log" >&2; die "merge_config failed"; }
+  make -s -C "$SRC" O="$OBJ" ARCH=x86_64 olddefconfig >/dev/null
+  local line missing=0
+  while read -r line; do
+    case "$line" in CONFIG_*) grep -qxF "$line" "$OBJ/.config" || { log "config: $line dropped"; missing=1; } ;; esac
+  done < "$HERE/guest.config"
+  [ "$missing" -eq 0 ] || die "configure: guest.config values did not survive olddefconfig"
+}
+
+make_bzimage() {
+  local t=$(date +%s) pid
+  log "make -j2 bzImage (log: $K/make.log)"
+  make -C "$SRC" O="$OBJ" ARCH=x86_64 -j2 bzImage > "$K/make.log" 2>&1 & pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 20
+    kill -0 "$pid" 2>/dev/null && log "  building, $(( $(date +%s) - t )) s: $(tail -1 "$K/make.log" | cut -c1-60)"
+  done
+  wait "$pid" || { tail -30 "$K/make.log" >&2; die "kernel build failed"; }
+  log "bzImage built in $(( $(date +%s) - t )) s"
+}
+
+# The kernel in $OBJ for the series plus optional mutation $1; rebuilt only when inputs changed.
+build_kernel() {
+  local h; h=$(inputs_hash "${1:-}")
+  unpack
+  if [ -f "$K/stamp" ] && [ "$(cat "$K/stamp")" = "$h" ] && [ -f "$OBJ/arch/x86/boot/bzImage" ]; then
+    log "kernel $h up to date"; return
+  fi
+  rm -f "$K/stamp"          # the tree is in flux until the build succeeds
+  local ps; mapfile -t ps < <(series_paths; [ -z "${1:-}" ] || echo "$1")
+  tree_set "${ps[@]}"
+  configure
+  make_bzimage
+  echo "$h" > "$K/stamp"
+}
+
+build_selftests() {
+  local d="$SRC/tools/testing/selftests/capabilities" o="$OUT/selftests" t
+  mkdir -p "$o"
+  log "selftests: static ${SELFTESTS[*]} validate_cap run-as"
+  for t in test_inheritable test_caps64; do
+    gcc -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -static -o "$o/$t" "$d/$t.c"
+  done
+  # upstream's tests; libcap-ng's static getpwuid/initgroups link warnings do not apply here
+  for t in test_execve validate_cap; do
+    gcc -std=gnu11 -O2 -Wall -static -o "$o/$t" "$d/$t.c" -lcap-ng 2> "$K/$t.link.log" \
+      || { cat "$K/$t.link.log" >&2; die "selftests: $t does not build"; }
+  done
+  gcc -std=gnu11 -O2 -Wall -Wextra -static -o "$o/run-as" "$HERE/guest/run-as.c"
+}
+
+# security.capability values exec must see but setxattr refuses: placed with debugfs.
+build_fixtures() {
+  local d="$OUT/fixtures.d" img="$OUT/fixtures.img" name hex
+  rm -rf "$d" "$img"; mkdir -p "$d"
+  declare -A vals=(
+    [v1_fi]='00000001 00000000 00200000'            # rev 1, fI = {net_raw}
+    [v1_fe_fi]='01000001 00000000 00200000'         # rev 1 + effective
+    [v1_fi_all]='00000001 00000000 ffffffff'        # rev 1, fI = all low bits
+    [v2_fi_high]='00000002 00000000 00000000 00000000 04000000'   # rev 2, fI = {syslog}
+    [bad_v1_size20]='00000001 00000000 00200000 00000000 00000000'
+    [bad_v2_size16]='00000002 00000000 00200000 00000000'
+    [bad_v3_size20]='00000003 00000000 00200000 00000000 00000000'
+    [bad_rev4]='00000004 00000000 00200000 00000000 00000000'
+    [bad_size2]='0100'
+  )
+  for name in "${!vals[@]}"; do
+    cp "$OUT/selftests/test_caps64" "$d/$name"
+    hex=$(tr -d ' ' <<< "${vals[$name]}")
+    xxd -r -p <<< "$hex" > "$OUT/$name.xattr"
+  done
+  mke2fs -q -t ext4 -d "$d" -F "$img" 16M >&2
+  for name in "${!vals[@]}"; do
+    debugfs -w -R "ea_set -f $OUT/$name.xattr /$name security.capability" "$img" 2>/dev/null
+    rm -f "$OUT/$name.xattr"
+  done
+  rm -rf "$d"
+  log "fixtures: $img (${#vals[@]} labelled files)"
+}
+
+# Build everything for the series; artifacts in $OUT are replaced only by a clean series build.
+cmd_build() {
+  build_kernel ""
+  local h; h=$(cat "$K/stamp")
+  if [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$h" ]; then return; fi
+  mkdir -p "$OUT"
+  build_selftests
+  build_fixtures
+  build_initramfs
+  cp "$OBJ/arch/x86/boot/bzImage" "$OUT/bzImage"
+  echo "$h" > "$OUT/stamp"
+  log "artifacts in $OUT"
+}
+
+build_initramfs() {
+  local d="$OUT/initramfs.d"
+  rm -rf "$d"; mkdir -p "$d"/{bin,dev,proc,sys,tmp,fixtures,selftests}
+  cp /bin/busybox "$d/bin/busybox"
+  cp "$HERE/guest/init.sh" "$d/init"
+  cp "$OUT/selftests"/* "$d/selftests/"
+  (cd "$d" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) > "$OUT/initramfs.cpio.gz"
+  rm -rf "$d"
+}
+
+# Boot $1 (a bzImage) with the test initramfs and fixture disk; console to $2.
+boot() {
+  local t=$(date +%s) rc=0
+  log "boot $(basename "$1") (TCG, timeout ${BOOT_TIMEOUT}s, console: $2)"
+  timeout -k 5 "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -m 512 -smp 1 \
+    -display none -monitor none -no-reboot -serial "file:$2" \
+    -kernel "$1" -initrd "$OUT/initramfs.cpio.gz" \
+    -drive "file=$OUT/fixtures.img,format=raw,if=virtio,readonly=on" \
+    -append "console=ttyS0 panic=-1 rdinit=/init" < /dev/null >&2 || rc=$?
+  [ "$rc" -ne 124 ] || log "boot: timed out after ${BOOT_TIMEOUT}s"
+  log "guest finished in $(( $(date +%s) - t )) s (qemu rc=$rc)"
+}
+
+# Every case the console must report: KUnit cases and harness TESTs from the patched tree.
+expected_cases() {
+  local c="$SRC/tools/testing/selftests/capabilities" who t
+  sed -n 's/^\s*KUNIT_CASE(\([A-Za-z0-9_]*\)).*/kunit commoncap.\1/p' "$SRC/security/commoncap_test.c"
+  for who in root uid1000; do
+    for t in test_inheritable test_caps64; do
+      sed -n "s/^TEST(\([A-Za-z0-9_]*\)).*/selftest $who $t.\1/p" "$c/$t.c"
+    done
+  done
+}
+
+# Console log $1 -> result lines; missing cases and unfinished programs are FAILs.
+# (here-strings, not pipes into grep -q: with pipefail an early exit would look like a miss)
+results() {
+  local parsed names ends name who end
+  parsed=$(awk -f "$HERE/guest/parse-console.awk" "$1")
+  names=$(cut -f2 <<< "$parsed")
+  ends=$(grep '^END' <<< "$parsed" | cut -f2 || true)
+  grep -v '^END' <<< "$parsed" || true
+  while read -r name; do
+    grep -qxF "$name" <<< "$names" || printf 'FAIL\t%s\tmissing from the console output\n' "$name"
+  done < <(expected_cases)
+  for who in "root test_inheritable" "uid1000 test_inheritable" "root test_caps64" \
+             "uid1000 test_caps64" "root test_execve"; do
+    end=$(grep "^$who rc=" <<< "$ends" || true)
+    if [ -z "$end" ]; then printf 'FAIL\tselftest %s\tdid not finish (crash or timeout)\n' "$who"
+    elif [ "$end" != "$who rc=0" ]; then printf 'FAIL\tselftest %s exit status\t%s\n' "$who" "$end"
+    fi
+  done
+  grep -q '^@@ DONE' "$1" || log "results: the guest did not reach the end of /init"
+}
+
+cmd_test() {
+  cmd_build
+  build_initramfs
+  boot "$OUT/bzImage" "$K/console.log"
+  results "$K/console.log"
+}
+
+cmd_mutation() {
+  cmd_build
+  build_initramfs
+  local m name res caught
+  for m in "$HERE"/mutations/*.patch; do
+    name=$(basename "$m" .patch)
+    log "mutation $name"
+    if ! (build_kernel "$m"); then
+      printf 'FAIL\tmutation %s\tdoes not apply or build\n' "$name"; continue
+    fi
+    boot "$OBJ/arch/x86/boot/bzImage" "$K/console-$name.log"
+    res=$(results "$K/console-$name.log")
+    caught=$(awk -F'\t' '$1 == "FAIL" { print $2 }' <<< "$res" | paste -sd, - | sed 's/,/, /g')
+    if [ -n "$caught" ]; then printf 'PASS\tmutation %s caught by: %s\n' "$name" "$caught"
+    else printf 'FAIL\tmutation %s not caught\n' "$name"; fi
+  done
+  log "mutation: restoring the series build"
+  build_kernel ""
+}
+
+with_lock() { mkdir -p "$K"; exec 9>"$K/lock"; flock 9; "$@"; }
+
+cmd_path() {
+  case "${1:-}" in
+    bzimage) with_lock cmd_build; echo "$OUT/bzImage" ;;
+    selftests) with_lock cmd_build; echo "$OUT/selftests" ;;
+    fixtures) with_lock cmd_build; echo "$OUT/fixtures.img" ;;
+    *) die "path: expected bzimage, selftests or fixtures" ;;
+  esac
+}
+
+main() {
+  case "${1:-}" in
+    build) with_lock cmd_build ;;
+    path) shift; cmd_path "$@" ;;
+    test) with_lock cmd_test ;;
+    mutation) with_lock cmd_mutation ;;
+    -h|--help|help) usage ;;
+    *) usage >&2; exit 2 ;;
+  esac
+}
+
+main "$@"

@@ -30,12 +30,26 @@ static struct name_slot name_table[NAME_SLOTS];
 static char *names_by_cap[MAX_CAPS];
 static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 
+/* ASCII case folding: capability names are ASCII, and tolower() would consult the locale. */
+static inline unsigned char fold(unsigned char c)
+{
+	return (unsigned char)(c + ((unsigned)(c - 'A') < 26u) * 32);
+}
+
 static unsigned int name_hash(const char *s, size_t len)
 {
-	unsigned int h = 2166136261u;	/* FNV-1a over the lower-cased bytes */
+	unsigned int h = 2166136261u;	/* FNV-1a over the folded bytes */
 	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)tolower((unsigned char)s[i])) * 16777619u;
+		h = (h ^ fold((unsigned char)s[i])) * 16777619u;
 	return h & (NAME_SLOTS - 1);
+}
+
+static int same_name(const char *lower, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)lower[i] != fold((unsigned char)s[i]))
+			return 0;
+	return 1;
 }
 
 /* libcap prints a capability it has no name for as its number: that is not a name. */
@@ -96,7 +110,7 @@ int cd_cap_from_name(const char *name, size_t len)
 	unsigned int h = name_hash(name, len);
 	for (unsigned int n = 0; n < NAME_SLOTS && name_table[h].name != NULL; n++) {
 		const struct name_slot *s = &name_table[h];
-		if (s->len == len && strncasecmp(s->name, name, len) == 0)
+		if (s->len == len && same_name(s->name, name, len))
 			return s->cap;
 		h = (h + 1) & (NAME_SLOTS - 1);
 	}
@@ -136,22 +150,35 @@ char *cd_capmask_to_text(cd_capmask m)
 	return out;
 }
 
-static int is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
+/* Byte classes for the one-pass scanners here and in cd_policy.c: at each login every line
+ * of the policy is scanned, so each byte is looked at once, through this table. */
+const unsigned char cd_cclass[256] = {
+	['\t'] = CD_CL_BLANK, [' '] = CD_CL_BLANK, [','] = CD_CL_COMMA, ['#'] = CD_CL_HASH,
+	['_'] = CD_CL_NAME, ['.'] = CD_CL_NAME, ['-'] = CD_CL_NAME,
+	['0' ... '9'] = CD_CL_NAME, ['a' ... 'z'] = CD_CL_NAME, ['A' ... 'Z'] = CD_CL_NAME,
+	[0x00 ... 0x08] = CD_CL_CTRL, [0x0a ... 0x1f] = CD_CL_CTRL, [0x7f] = CD_CL_CTRL,
+	/* everything else (@ * $ and bytes >= 0x80 among them) is CD_CL_OTHER, 0 */
+};
+
+#define CLASS(c) cd_cclass[(unsigned char)(c)]
 
 static int all_digits(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
-		if (!isdigit((unsigned char)s[i]))
+		if (s[i] < '0' || s[i] > '9')
 			return 0;
 	return len > 0;
 }
 
-/* One capability token (no blanks, no commas inside) into its bit. */
-static int parse_cap_token(const char *tok, size_t len, cd_capmask *out, const char **why)
+/* One capability token into its bit. The memo remembers the last token: policies repeat the
+ * same few names on line after line. */
+static int parse_cap_token(const char *tok, size_t len, cd_capmask *out, const char **why,
+			   struct cd_cap_memo *memo)
 {
+	if (memo != NULL && memo->len == len && memo->cap >= 0 && memcmp(memo->text, tok, len) == 0) {
+		*out |= (cd_capmask)1 << memo->cap;
+		return 0;
+	}
 	if (len == 3 && strncasecmp(tok, "all", 3) == 0) {
 		*why = "'all' is not allowed: a policy names each capability it grants";
 		return -1;
@@ -165,56 +192,87 @@ static int parse_cap_token(const char *tok, size_t len, cd_capmask *out, const c
 		*why = "unknown capability";
 		return -1;
 	}
+	if (memo != NULL && len <= sizeof(memo->text)) {
+		memcpy(memo->text, tok, len);
+		memo->len = len;
+		memo->cap = cap;
+	}
 	*out |= (cd_capmask)1 << cap;
+	return 0;
+}
+
+static int caps_error(struct cd_caps_error *err, const char *why, size_t off, size_t len)
+{
+	err->why = why;
+	err->off = off;
+	err->len = len;
+	return -1;
+}
+
+static size_t skip_blanks(const char *t, size_t i, size_t len)
+{
+	while (i < len && CLASS(t[i]) == CD_CL_BLANK)
+		i++;
+	return i;
+}
+
+/* The error for a byte that cannot follow a capability name. */
+static int bad_byte(const char *t, size_t i, size_t len, size_t start, struct cd_caps_error *err)
+{
+	switch (CLASS(t[i])) {
+	case CD_CL_CTRL:
+		return caps_error(err, "control character in line", i, 1);
+	case CD_CL_NAME:
+		return caps_error(err, "expected ',' between capabilities", i, 0);
+	default:	/* a byte no capability name has: show the whole token */
+		while (i < len && (CLASS(t[i]) == CD_CL_NAME || CLASS(t[i]) == CD_CL_OTHER))
+			i++;
+		return caps_error(err, "unknown capability", start, i - start);
+	}
+}
+
+int cd_scan_caps(const char *t, size_t len, cd_capmask *out, struct cd_caps_error *err,
+		 struct cd_cap_memo *memo)
+{
+	size_t i = skip_blanks(t, 0, len), ntokens = 0;
+	int saw_none = 0;
+
+	*out = 0;
+	err->why = NULL;
+	for (;;) {
+		size_t start = i;
+		while (i < len && CLASS(t[i]) == CD_CL_NAME)
+			i++;
+		size_t toklen = i - start;
+		if (i < len && CLASS(t[i]) == CD_CL_OTHER)
+			return bad_byte(t, i, len, start, err);
+		if (toklen == 0) {
+			if (i < len && CLASS(t[i]) == CD_CL_CTRL)
+				return caps_error(err, "control character in line", i, 1);
+			if (ntokens == 0 && (i >= len || t[i] == '#'))
+				return caps_error(err, "missing capabilities field", start, 0);
+			return caps_error(err, "empty capability name in list", start, 0);
+		}
+		if (toklen == 4 && strncasecmp(t + start, "none", 4) == 0)
+			saw_none = 1;
+		else if (parse_cap_token(t + start, toklen, out, &err->why, memo) < 0)
+			return caps_error(err, err->why, start, toklen);
+		ntokens++;
+		i = skip_blanks(t, i, len);
+		if (i >= len || t[i] == '#')
+			break;
+		if (t[i] != ',')
+			return bad_byte(t, i, len, i, err);
+		i = skip_blanks(t, i + 1, len);
+	}
+	if (saw_none && ntokens > 1)
+		return caps_error(err, "'none' cannot be combined with capabilities", 0, i);
 	return 0;
 }
 
 int cd_parse_caps_at(const char *text, size_t len, cd_capmask *out, struct cd_caps_error *err)
 {
-	size_t i = 0, ntokens = 0;
-	int saw_none = 0;
-
-	*out = 0;
-	err->why = NULL;
-	err->off = err->len = 0;
-	for (;;) {
-		while (i < len && is_blank(text[i]))
-			i++;
-		size_t start = i;
-		while (i < len && text[i] != ',' && !is_blank(text[i]))
-			i++;
-		size_t toklen = i - start;
-		err->off = start;
-		err->len = toklen;
-		if (toklen == 0) {
-			err->why = ntokens == 0 && i >= len ? "missing capabilities field"
-							    : "empty capability name in list";
-			return -1;
-		}
-		if (toklen == 4 && strncasecmp(text + start, "none", 4) == 0)
-			saw_none = 1;
-		else if (parse_cap_token(text + start, toklen, out, &err->why) < 0)
-			return -1;
-		ntokens++;
-		while (i < len && is_blank(text[i]))
-			i++;
-		if (i >= len)
-			break;
-		if (text[i] != ',') {
-			err->off = i;
-			err->len = 0;
-			err->why = "expected ',' between capabilities";
-			return -1;
-		}
-		i++;	/* the comma */
-	}
-	if (saw_none && ntokens > 1) {
-		err->off = 0;
-		err->len = len;
-		err->why = "'none' cannot be combined with capabilities";
-		return -1;
-	}
-	return 0;
+	return cd_scan_caps(text, len, out, err, NULL);
 }
 
 int cd_parse_caps(const char *text, size_t len, cd_capmask *out, const char **why)

@@ -32,6 +32,7 @@ struct parser {
 	struct cd_log *log;
 	size_t rules_alloc;
 	int out_of_memory;
+	struct cd_cap_memo memo;
 };
 
 const char *cd_status_str(enum cd_status st)
@@ -78,53 +79,6 @@ static void syntax_error(struct parser *p, size_t line, const char *why, const c
 	}
 }
 
-static int is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static int is_name_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '.' || c == '-';
-}
-
-/* User and group names as shadow-utils and NSS accept them: [A-Za-z0-9_.-]+, not starting
- * with '-' (it would read as an option elsewhere), optionally ending in '$' (Samba machines). */
-static int valid_name(const char *s, size_t len)
-{
-	if (len == 0 || len > MAX_NAME_LEN || s[0] == '-')
-		return 0;
-	if (s[len - 1] == '$')
-		len--;
-	if (len == 0)
-		return 0;
-	for (size_t i = 0; i < len; i++)
-		if (!is_name_char(s[i]))
-			return 0;
-	return 1;
-}
-
-static int parse_subject(struct cd_rule *r, char *s, size_t len)
-{
-	if (len == 1 && s[0] == '*') {
-		r->kind = CD_SUBJECT_DEFAULT;
-		r->name = NULL;
-		return 0;
-	}
-	r->kind = CD_SUBJECT_USER;
-	if (s[0] == '@') {
-		r->kind = CD_SUBJECT_GROUP;
-		s++;
-		len--;
-	}
-	if (!valid_name(s, len))
-		return -1;
-	s[len] = '\0';	/* the subject is followed by a blank in the line buffer: safe */
-	r->name = s;
-	return 0;
-}
-
 static int keep_rule(struct parser *p, const struct cd_rule *tmp)
 {
 	struct cd_policy *pol = p->pol;
@@ -147,70 +101,96 @@ static int keep_rule(struct parser *p, const struct cd_rule *tmp)
 	return 0;
 }
 
-/* Cut the line at '#', drop the line end (a trailing "\r\n" is tolerated) and blanks around.
- * Returns the length left; *start is where the content begins. -1 on a forbidden byte. */
-static ssize_t strip_line(struct parser *p, size_t lineno, char *line, size_t len, size_t *start)
+#define CLASS(c) cd_cclass[(unsigned char)(c)]
+
+/* User and group names as shadow-utils and NSS accept them: [A-Za-z0-9_.-]+, not starting
+ * with '-' (it would read as an option elsewhere), optionally ending in '$' (Samba machines).
+ * @s..@len was scanned as name bytes plus an optional final '$'. */
+static int valid_name(const char *s, size_t len)
 {
-	if (memchr(line, '\0', len) != NULL) {
-		syntax_error(p, lineno, "NUL byte in line", NULL, 0);
-		return -1;
-	}
-	if (len > 0 && line[len - 1] == '\n')
-		len--;
-	if (len > 0 && line[len - 1] == '\r')
-		len--;
-	char *hash = memchr(line, '#', len);
-	if (hash != NULL)
-		len = (size_t)(hash - line);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
-		if ((c < 0x20 && c != '\t') || c == 0x7f) {
-			char why[48];
-			snprintf(why, sizeof(why), "control character 0x%02x in line", c);
-			syntax_error(p, lineno, why, NULL, 0);
-			return -1;
+	return len > 0 && len <= MAX_NAME_LEN && s[0] != '-' && !(len == 1 && s[0] == '$');
+}
+
+/* Scan the subject at line[i]: "*", "@name" or "name". Returns the index after it, and
+ * sets r->kind and r->name (NUL-terminated in place, the line buffer is ours). 0 if bad. */
+static size_t scan_subject(struct cd_rule *r, char *line, size_t i, size_t len)
+{
+	if (line[i] == '*') {
+		r->kind = CD_SUBJECT_DEFAULT;
+		r->name = NULL;
+		i++;
+	} else {
+		r->kind = CD_SUBJECT_USER;
+		if (line[i] == '@') {
+			r->kind = CD_SUBJECT_GROUP;
+			i++;
 		}
+		size_t name = i;
+		while (i < len && CLASS(line[i]) == CD_CL_NAME)
+			i++;
+		if (i < len && line[i] == '$')
+			i++;
+		if (!valid_name(line + name, i - name))
+			return 0;
+		r->name = line + name;
 	}
-	size_t b = 0;
-	while (b < len && is_blank(line[b]))
-		b++;
-	while (len > b && is_blank(line[len - 1]))
-		len--;
-	*start = b;
-	return (ssize_t)(len - b);
+	/* A subject ends at a blank; anything else glued to it makes it a bad subject. */
+	if (i < len && CLASS(line[i]) != CD_CL_BLANK && line[i] != '#')
+		return 0;
+	return i;
+}
+
+static size_t token_end(const char *line, size_t i, size_t len)
+{
+	while (i < len && CLASS(line[i]) != CD_CL_BLANK && line[i] != '#')
+		i++;
+	return i;
 }
 
 static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 {
-	size_t start;
-	ssize_t n = strip_line(p, lineno, line, len, &start);
-	if (n <= 0)
-		return;
-	char *s = line + start;
-	size_t slen = 0;
-	while (slen < (size_t)n && !is_blank(s[slen]))
-		slen++;
-	char *caps = s + slen;
-	size_t clen = (size_t)n - slen;
-	while (clen > 0 && is_blank(*caps)) {
-		caps++;
-		clen--;
-	}
-	if (clen == 0) {
-		syntax_error(p, lineno, "missing capabilities field after subject", s, slen);
+	if (memchr(line, '\0', len) != NULL) {
+		syntax_error(p, lineno, "NUL byte in line", NULL, 0);
 		return;
 	}
+	if (len > 0 && line[len - 1] == '\n')
+		len--;
+	if (len > 0 && line[len - 1] == '\r')	/* a DOS line end is tolerated */
+		len--;
+	size_t i = 0;
+	while (i < len && CLASS(line[i]) == CD_CL_BLANK)
+		i++;
+	if (i == len || line[i] == '#')
+		return;	/* blank or comment line */
 
 	struct cd_rule r = { .line = lineno };
+	size_t start = i;
+	size_t end = scan_subject(&r, line, i, len);
+	if (end == 0) {
+		size_t stop = token_end(line, start, len), k = start;
+		while (k < stop && CLASS(line[k]) != CD_CL_CTRL)
+			k++;
+		if (k < stop)
+			syntax_error(p, lineno, "control character in line", line + k, 1);
+		else
+			syntax_error(p, lineno, "bad subject (a user name, @group or *)", line + start,
+				     stop - start);
+		return;
+	}
+	i = end;
+	while (i < len && CLASS(line[i]) == CD_CL_BLANK)
+		i++;
+	if (i == len || line[i] == '#') {
+		syntax_error(p, lineno, "missing capabilities field after subject", line + start, end - start);
+		return;
+	}
 	struct cd_caps_error err;
-	if (cd_parse_caps_at(caps, clen, &r.caps, &err) < 0) {
-		syntax_error(p, lineno, err.why, caps + err.off, err.len);
+	if (cd_scan_caps(line + i, len - i, &r.caps, &err, &p->memo) < 0) {
+		syntax_error(p, lineno, err.why, line + i + err.off, err.len);
 		return;
 	}
-	if (parse_subject(&r, s, slen) < 0) {
-		syntax_error(p, lineno, "bad subject (a user name, @group or *)", s, slen);
-		return;
-	}
+	if (r.name != NULL)
+		line[end] = '\0';	/* after the parse: end is a blank, '#' or the line end */
 	if (p->pol->nerrors == 0 && keep_rule(p, &r) < 0)
 		p->out_of_memory = 1;
 }
@@ -324,7 +304,7 @@ enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 	if (pol->status != CD_POLICY_OK)
 		return pol->status;
 
-	struct parser p = { .pol = pol, .opts = opts, .log = log };
+	struct parser p = { .pol = pol, .opts = opts, .log = log, .memo = { .cap = -1 } };
 	pol->status = read_rules(&p, fp, max_bytes);
 	fclose(fp);
 	if (pol->status != CD_POLICY_OK)

@@ -81,6 +81,20 @@ struct cd_caps_error {
 };
 int cd_parse_caps_at(const char *text, size_t len, cd_capmask *out, struct cd_caps_error *err);
 
+/* The scanner both use: stops at the end or at '#'. @memo (may be NULL) caches the last name
+ * looked up, across calls. */
+struct cd_cap_memo {
+	char text[32];
+	size_t len;
+	int cap;
+};
+int cd_scan_caps(const char *text, size_t len, cd_capmask *out, struct cd_caps_error *err,
+		 struct cd_cap_memo *memo);
+
+/* Byte classes shared by the scanners (cd_caps.c). */
+enum { CD_CL_OTHER = 0, CD_CL_NAME, CD_CL_BLANK, CD_CL_COMMA, CD_CL_HASH, CD_CL_CTRL };
+extern const unsigned char cd_cclass[256];
+
 /* Why a user got what they got. */
 enum cd_match_kind { CD_MATCH_NONE, CD_MATCH_USER, CD_MATCH_GROUP, CD_MATCH_DEFAULT };
 
@@ -98,15 +112,25 @@ struct cd_user {
 	gid_t gid;
 	char **groups;
 	size_t ngroups;
+	int groups_loaded;	/* 0: groups not looked up yet (see cd_user_load_groups) */
 };
 
 /* Look the user up through NSS (getpwnam_r, getgrouplist, getgrgid_r). 0 on success, -1 if the
  * user is unknown (errno 0) or on error (errno set). */
 int cd_user_lookup(struct cd_user *u, const char *name);
+/* The same without the groups, which cost a scan of the group database: the module looks
+ * them up only when no user line decides (cd_user_load_groups). */
+int cd_user_lookup_passwd(struct cd_user *u, const char *name);
+int cd_user_load_groups(struct cd_user *u);
 void cd_user_free(struct cd_user *u);
 
-/* The filter that keeps only rules that can apply to @u (pass the struct cd_user as arg). */
+/* The filter that keeps only rules that can apply to @u (pass the struct cd_user as arg).
+ * While @u's groups are not loaded, every @group rule is kept. */
 int cd_rule_may_match(const struct cd_rule *rule, void *u);
+
+/* True if a kept rule names @u itself (then groups do not matter). */
+int cd_policy_names_user(const struct cd_policy *pol, const struct cd_user *u);
+int cd_policy_has_group_rules(const struct cd_policy *pol);
 
 /* Resolve @u against a loaded policy: user lines win, then @group lines, then "*".
  * A policy whose status is not OK grants nothing. 0 on success, -1 on malloc failure. */

@@ -37,8 +37,31 @@ static int rule_matches(const struct cd_rule *r, const struct cd_user *u, enum c
 int cd_rule_may_match(const struct cd_rule *rule, void *arg)
 {
 	const struct cd_user *u = arg;
-	return rule_matches(rule, u, CD_MATCH_USER) || rule_matches(rule, u, CD_MATCH_GROUP) ||
-	       rule_matches(rule, u, CD_MATCH_DEFAULT);
+	switch (rule->kind) {
+	case CD_SUBJECT_USER:
+		return strcmp(rule->name, u->name) == 0;
+	case CD_SUBJECT_GROUP:
+		return !u->groups_loaded || in_groups(u, rule->name);
+	case CD_SUBJECT_DEFAULT:
+		return 1;
+	}
+	return 0;
+}
+
+int cd_policy_names_user(const struct cd_policy *pol, const struct cd_user *u)
+{
+	for (size_t i = 0; i < pol->nrules; i++)
+		if (rule_matches(&pol->rules[i], u, CD_MATCH_USER))
+			return 1;
+	return 0;
+}
+
+int cd_policy_has_group_rules(const struct cd_policy *pol)
+{
+	for (size_t i = 0; i < pol->nrules; i++)
+		if (pol->rules[i].kind == CD_SUBJECT_GROUP)
+			return 1;
+	return 0;
 }
 
 int cd_resolve(const struct cd_policy *pol, const struct cd_user *u, struct cd_grant *g)

@@ -93,21 +93,43 @@ static int lookup_gids(const char *name, gid_t primary, gid_t **gids, int *ngids
 	}
 }
 
+int cd_user_lookup_passwd(struct cd_user *u, const char *name)
+{
+	memset(u, 0, sizeof(*u));
+	if (lookup_passwd(name, &u->uid, &u->gid) < 0)
+		return -1;
+	if ((u->name = strdup(name)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
 int cd_user_lookup(struct cd_user *u, const char *name)
+{
+	if (cd_user_lookup_passwd(u, name) < 0)
+		return -1;
+	if (cd_user_load_groups(u) < 0) {
+		int saved = errno;
+		cd_user_free(u);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+int cd_user_load_groups(struct cd_user *u)
 {
 	gid_t *gids = NULL;
 	int ngids = 0;
 
-	memset(u, 0, sizeof(*u));
-	if (lookup_passwd(name, &u->uid, &u->gid) < 0)
+	if (u->groups_loaded)
+		return 0;
+	if (lookup_gids(u->name, u->gid, &gids, &ngids) < 0)
 		return -1;
-	if (lookup_gids(name, u->gid, &gids, &ngids) < 0)
-		return -1;
-	u->name = strdup(name);
 	u->groups = calloc((size_t)ngids + 1, sizeof(*u->groups));
-	if (u->name == NULL || u->groups == NULL) {
+	if (u->groups == NULL) {
 		free(gids);
-		cd_user_free(u);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -117,6 +139,7 @@ int cd_user_lookup(struct cd_user *u, const char *name)
 			u->groups[u->ngroups++] = g;
 	}
 	free(gids);
+	u->groups_loaded = 1;
 	return 0;
 }
 

@@ -139,7 +139,7 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 {
 	struct cd_log log = { .pamh = pamh, .debug = o->debug };
 	struct cd_user u;
-	if (cd_user_lookup(&u, user) < 0) {
+	if (cd_user_lookup_passwd(&u, user) < 0) {
 		pam_syslog(pamh, LOG_ERR, "user=%s unknown to NSS: no capabilities granted", user);
 		return NULL;
 	}
@@ -150,6 +150,17 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 	struct saved_grant *s = calloc(1, sizeof(*s));
 
 	cd_policy_load(&pol, o->config, &lo, &log);
+	/* Groups only matter when no line names the user and some line names a group. */
+	int need_groups = pol.status == CD_POLICY_OK && !cd_policy_names_user(&pol, &u) &&
+			  cd_policy_has_group_rules(&pol);
+	if (need_groups && cd_user_load_groups(&u) < 0) {
+		pam_syslog(pamh, LOG_ERR, "user=%s: cannot read the user's groups: %m: "
+			   "no capabilities granted", user);
+		free(s);
+		cd_policy_free(&pol);
+		cd_user_free(&u);
+		return NULL;
+	}
 	if (s == NULL || cd_resolve(&pol, &u, &g) < 0) {
 		free(s);
 		cd_policy_free(&pol);

@@ -119,7 +119,7 @@ static void check_user(const struct cd_policy *pol, char *spec, size_t exline)
 		for (char *g = strtok(at + 1, "+"); g && ngroups < 8; g = strtok(NULL, "+"))
 			groups[ngroups++] = g;
 	}
-	struct cd_user u = { .name = spec, .groups = groups, .ngroups = ngroups };
+	struct cd_user u = { .name = spec, .groups = groups, .ngroups = ngroups, .groups_loaded = 1 };
 	struct cd_grant g;
 	assert_int_equal(cd_resolve(pol, &u, &g), 0);
 	cd_capmask want = caps_from_text(eq + 1);

@@ -1,0 +1,500 @@
+#!/usr/bin/env bash
+# tests/cli/run.sh: tests of the capdelegate CLI (check, explain, audit, decode) and its man
+# page. Prints one result line per case on stdout (PASS/FAIL<TAB>name, SKIP<TAB>name<TAB>why);
+# logs go to stderr. Exit 0 when the suite ran, whatever the results; 2 when it could not run.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: tests/cli/run.sh [--list] [CASE...]
+
+Run the capdelegate CLI tests (all, or the named cases). Needs the built binary at
+$LAB_BUILD/capdelegate (./lab build). Fixture trees need root (setcap, setfattr, root-owned
+policies, mounts); as another user those cases print SKIP with the reason.
+  --list   print the case names and exit
+USAGE
+}
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+BIN="${LAB_BUILD:-$ROOT/_build/host}/capdelegate"
+MAN="$ROOT/pam_capdelegate/capdelegate.8"
+NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/dev/null | head -1 || true)
+# shellcheck source=tests/cli/lib.sh
+. "$HERE/lib.sh"
+
+# ---- fixtures -------------------------------------------------------------------------------
+
+make_nss() {
+  NSSDIR="$WORK/nss"
+  mkdir -p "$NSSDIR"
+  cat >"$NSSDIR/passwd" <<'P'
+root:x:0:0:root:/root:/bin/sh
+alice:x:1001:1001::/home/alice:/bin/sh
+bob:x:1002:1002::/home/bob:/bin/sh
+carol:x:1003:1003::/home/carol:/bin/sh
+dave:x:1004:1004::/home/dave:/bin/sh
+P
+  cat >"$NSSDIR/group" <<'G'
+root:x:0:
+alice:x:1001:
+bob:x:1002:
+carol:x:1003:
+dave:x:1004:
+netops:x:2000:bob,dave
+G
+}
+
+std_policy() {
+  policy std <<'EOF2'
+alice       cap_net_raw                  # line 1
+@netops     cap_net_raw, cap_net_admin   # line 2
+*           cap_syslog                   # line 3
+dave        none                         # line 4
+EOF2
+}
+
+# The standard tree: every kind of file the policy above meets. Prints its path.
+std_tree() {
+  local t="$CASE_DIR/tree"
+  capfile "$t/bin/ping_i" cap_net_raw=i
+  capfile "$t/bin/ping_ei" cap_net_raw=ei
+  capfile "$t/bin/bind_ep" cap_net_bind_service=ep
+  capfile "$t/bin/log_i" cap_syslog=i
+  capfile "$t/bin/admin_i" cap_net_admin=i
+  : >"$t/bin/plain"
+  # =ei cap_net_raw, rootid 1000
+  rev3file "$t/ns/rev3" 01000003 00000000 00200000 00000000 00000000 e8030000
+  echo "$t"
+}
+
+# ---- help and decode (no root) --------------------------------------------------------------
+
+t_help() {
+  cd_run --help; want_rc 0; want_text "$OUT" "usage: capdelegate"
+  for c in check explain audit decode; do
+    cd_run "$c" --help; want_rc 0; want_text "$OUT" "usage: capdelegate $c"
+  done
+  cd_run frobnicate; want_rc 2
+  local s   # whole output first: grep -q closing the pipe early would fail the writer
+  for s in "$HERE/run.sh" "$ROOT/tests/bench/audit-bench.sh" "$HERE/check-json.py"; do
+    "$s" --help >"$OUT"; want_text "$OUT" "usage:"
+  done
+}
+
+t_decode_rev1() {
+  # Revision 1: one 32-bit pair, 12 bytes. The kernel refuses to store it, so raw bytes only.
+  cd_run decode 0x010000010020000000000000; want_rc 0
+  want_line "$OUT" "revision 1"; want_line "$OUT" "permitted cap_net_raw"
+  want_line "$OUT" "inheritable none"; want_line "$OUT" "effective yes"
+  cd_run decode 000000010000000000300000; want_rc 0
+  want_line "$OUT" "inheritable cap_net_admin,cap_net_raw"; want_line "$OUT" "effective no"
+  no_text "$OUT" rootid
+}
+
+t_decode_rev2_high_caps() {
+  # cap_syslog is bit 34 and cap_checkpoint_restore bit 40: the second word pair.
+  cd_run decode 0x0000000200000000000000000000000004010000; want_rc 0
+  want_line "$OUT" "revision 2"; want_line "$OUT" "permitted none"
+  want_line "$OUT" "inheritable cap_syslog,cap_checkpoint_restore"
+}
+
+t_decode_rev3_rootid() {
+  cd_run decode 0x0100000300200000000000000000000000000000e8030000; want_rc 0
+  want_line "$OUT" "revision 3"; want_line "$OUT" "permitted cap_net_raw"
+  want_line "$OUT" "effective yes"; want_line "$OUT" "rootid 1000"
+}
+
+t_decode_malformed() {
+  local v
+  for v in 0x0100000100200000000000000000000000000000 0x020000000000000000000000 \
+           0x0000000400000000000000000000000000000000 0x000001 \
+           0x0000000300000000000000000000000000000000; do
+    cd_run decode "$v"; want_rc 1; want_text "$OUT" "malformed:"
+  done
+  cd_run decode 0x000; want_rc 2
+  cd_run decode zz; want_rc 2
+}
+
+# Each .EX block after an "example: decode" comment: run its command, compare its output.
+t_manpage_examples() {
+  python3 - "$MAN" "$BIN" <<'PY'
+import subprocess, sys
+man, binary = sys.argv[1], sys.argv[2]
+lines = open(man, encoding="utf-8").read().split("\n")
+n = 0
+for i, l in enumerate(lines):
+    if l.strip() != '.\\" example: decode':
+        continue
+    assert lines[i + 1] == ".EX", "example at line %d has no .EX" % (i + 1)
+    block = []
+    for l2 in lines[i + 2:]:
+        if l2 == ".EE":
+            break
+        block.append(l2.replace("\\-", "-"))
+    cmd = block[0].split()
+    assert cmd[:2] == ["$", "capdelegate"], block[0]
+    got = subprocess.run([binary] + cmd[2:], capture_output=True, text=True).stdout.splitlines()
+    if got != block[1:]:
+        sys.exit("man page line %d: %s\n  want %r\n  got  %r" % (i + 1, block[0], block[1:], got))
+    n += 1
+if n < 3:
+    sys.exit("only %d examples found" % n)
+PY
+}
+
+# ---- check ----------------------------------------------------------------------------------
+
+t_check_clean() {
+  need_root; local p; p=$(std_policy)
+  cd_nss check --config "$p"; want_rc 0
+  want_line "$OUT" "$p: ok, 4 rules, 0 warnings"
+}
+
+t_check_syntax_error() {
+  need_root; local p
+  p=$(printf 'alice cap_net_raw\nbob cap_net_rawx\ncarol all\n' | policy)
+  cd_nss check --config "$p"; want_rc 2
+  want_text "$ERR" "$p:2: "; want_text "$ERR" "$p:3: "; no_text "$ERR" "$p:1: "
+  want_line "$OUT" "$p: syntax error: the module grants nothing"
+}
+
+t_check_unknown_user_group() {
+  need_root; local p
+  p=$(printf 'alice cap_net_raw\nzed cap_net_raw\n@nogroup cap_net_raw\n@netops cap_net_raw\n' | policy)
+  cd_nss check --config "$p"; want_rc 1
+  want_text "$ERR" "$p:2: user unknown"; want_text "$ERR" "$p:3: group unknown"
+  no_text "$ERR" "$p:1:"; no_text "$ERR" "$p:4:"
+}
+
+t_check_risky() {
+  need_root; local p
+  p=$(printf 'alice cap_net_raw\nbob cap_sys_admin, cap_syslog\n@netops cap_bpf\n' | policy)
+  cd_nss check --config "$p"; want_rc 1
+  want_text "$ERR" "$p:2: grants capabilities that lead to full root: cap_sys_admin"
+  want_text "$ERR" "$p:3: grants capabilities that lead to full root: cap_bpf"
+  no_text "$ERR" "cap_syslog"; no_text "$ERR" "$p:1:"
+}
+
+t_check_unsafe_file() {
+  need_root; local p; p=$(std_policy)
+  chmod 0664 "$p"
+  cd_nss check --config "$p"; want_rc 2; want_text "$ERR" "unsafe"
+  chmod 0644 "$p"; chown 1001 "$p"
+  cd_nss check --config "$p"; want_rc 2; want_text "$ERR" "not owned by root"
+}
+
+t_check_unsafe_dir() {
+  need_root; local d="$CASE_DIR/open"
+  mkdir -p "$d"; chmod 0777 "$d"
+  printf 'alice cap_net_raw\n' >"$d/p.conf"; chmod 0644 "$d/p.conf"
+  cd_nss check --config "$d/p.conf"; want_rc 1
+  want_text "$ERR" "$d: directory above the policy is writable by others (mode 0777)"
+  chmod 1777 "$d"	# sticky: others cannot replace root's file
+  cd_nss check --config "$d/p.conf"; want_rc 0
+}
+
+t_check_missing() {
+  cd_run check --config "$WORK/does-not-exist.conf"; want_rc 2
+  want_text "$ERR" "does-not-exist.conf"
+}
+
+# ---- explain --------------------------------------------------------------------------------
+
+t_explain_user_line() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  cd_nss explain alice --config "$p" "$t/bin"; want_rc 0
+  want_line "$OUT" "user\talice\t1001\talice"
+  want_line "$OUT" "match\t$p:1\tuser\talice\tcap_net_raw"
+  want_line "$OUT" "pI\tcap_net_raw\tuser"
+  want_line "$OUT" "exec\t$t/bin/ping_i\tfP=none\tfI=cap_net_raw\tfE=no\tpP'=cap_net_raw\tpE'=none\t-"
+  want_line "$OUT" "exec\t$t/bin/ping_ei\tfP=none\tfI=cap_net_raw\tfE=yes\tpP'=cap_net_raw\tpE'=cap_net_raw\t-"
+  want_line "$OUT" "exec\t$t/bin/log_i\tfP=none\tfI=cap_syslog\tfE=no\tpP'=none\tpE'=none\t-"
+  want_line "$OUT" "exec\t$t/bin/bind_ep\tfP=cap_net_bind_service\tfI=none\tfE=yes\tpP'=cap_net_bind_service\tpE'=cap_net_bind_service\t-"
+  [ "$(count_lines "$OUT" '^exec')" -eq 5 ] || fail "want 5 exec records"
+  [ "$(count_lines "$OUT" '^match')" -eq 1 ] || fail "want 1 match record"
+}
+
+t_explain_group() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  cd_nss explain bob --config "$p" "$t/bin"; want_rc 0
+  want_line "$OUT" "match\t$p:2\tgroup\t@netops\tcap_net_admin,cap_net_raw"
+  want_line "$OUT" "pI\tcap_net_admin,cap_net_raw\tgroup"
+  want_line "$OUT" "exec\t$t/bin/admin_i\tfP=none\tfI=cap_net_admin\tfE=no\tpP'=cap_net_admin\tpE'=none\t-"
+  no_text "$OUT" "$p:3"
+}
+
+t_explain_default() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  cd_nss explain carol --config "$p" "$t/bin"; want_rc 0
+  want_line "$OUT" "match\t$p:3\tdefault\t*\tcap_syslog"
+  want_line "$OUT" "pI\tcap_syslog\tdefault"
+  want_line "$OUT" "exec\t$t/bin/log_i\tfP=none\tfI=cap_syslog\tfE=no\tpP'=cap_syslog\tpE'=none\t-"
+  want_line "$OUT" "exec\t$t/bin/ping_i\tfP=none\tfI=cap_net_raw\tfE=no\tpP'=none\tpE'=none\t-"
+}
+
+t_explain_user_none_beats_group() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  cd_nss explain dave --config "$p" "$t/bin"; want_rc 0
+  want_line "$OUT" "match\t$p:4\tuser\tdave\tnone"
+  want_line "$OUT" "pI\tnone\tuser"
+  want_line "$OUT" "exec\t$t/bin/ping_i\tfP=none\tfI=cap_net_raw\tfE=no\tpP'=none\tpE'=none\t-"
+}
+
+t_explain_unknown_user() {
+  need_root; local p; p=$(std_policy)
+  cd_nss explain mallory --config "$p" "$CASE_DIR"; want_rc 2; want_text "$ERR" "mallory: user unknown"
+}
+
+t_explain_rejected_policy() {
+  need_root; local p t; p=$(printf 'alice cap_net_raw\nalice bogus\n' | policy); t=$(std_tree)
+  cd_nss explain alice --config "$p" "$t/bin"; want_rc 2
+  want_text "$ERR" "$p:2: "; want_line "$OUT" "pI\tnone\tnone"
+  want_line "$OUT" "exec\t$t/bin/ping_i\tfP=none\tfI=cap_net_raw\tfE=no\tpP'=none\tpE'=none\t-"
+}
+
+# ---- audit ----------------------------------------------------------------------------------
+
+t_audit_revisions() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  cd_nss audit --config "$p" "$t"
+  want_line "$OUT" "file\t$t/bin/ping_i\t2\tnone\tcap_net_raw\tno\t-\t-"
+  want_line "$OUT" "file\t$t/bin/ping_ei\t2\tnone\tcap_net_raw\tyes\t-\t-"
+  want_line "$OUT" "file\t$t/bin/bind_ep\t2\tcap_net_bind_service\tnone\tyes\t-\t-"
+  want_line "$OUT" "file\t$t/ns/rev3\t3\tnone\tcap_net_raw\tyes\t1000\trevision 3 rootid is not 0 (applies only inside that user namespace)"
+  [ "$(count_lines "$OUT" '^file')" -eq 6 ] || fail "want 6 file records"
+  # An independent witness: getcap -r must find the same files.
+  [ "$(getcap -r "$t" | wc -l)" -eq 6 ] || fail "getcap -r disagrees on the fixture"
+  want_line "$OUT" "# scanned\t3 directories\t7 regular files\t6 capability files\t0 mounts skipped\t0 errors"
+}
+
+t_audit_matrix() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  cd_nss audit --config "$p" "$t"
+  want_line "$OUT" "gain\talice\t$t/bin/ping_i\tcap_net_raw\tnone"
+  want_line "$OUT" "gain\talice\t$t/bin/ping_ei\tcap_net_raw\tcap_net_raw"
+  want_line "$OUT" "gain\t@netops\t$t/bin/admin_i\tcap_net_admin\tnone"
+  want_line "$OUT" "gain\t*\t$t/bin/log_i\tcap_syslog\tnone"
+  want_line "$OUT" "gain\tdave\t$t/bin/bind_ep\tcap_net_bind_service\tcap_net_bind_service"
+  no_text "$OUT" "gain	dave	$t/bin/ping_i"
+  no_text "$OUT" "gain	alice	$t/bin/log_i"
+  no_match "$OUT" "^gain.*/ns/rev3"	# ignored on the host: nobody gains from it
+}
+
+t_audit_finding_permitted() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  cd_nss audit --config "$p" "$t"; want_rc 1
+  want_text "$OUT" "finding	permitted	$t/bin/bind_ep	cap_net_bind_service	"
+  [ "$(count_lines "$OUT" '^finding	permitted')" -eq 1 ] || fail "one permitted finding"
+}
+
+t_audit_finding_rootid() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  cd_nss audit --config "$p" "$t"
+  want_text "$OUT" "finding	rootid	$t/ns/rev3	cap_net_raw	revision 3 with rootid 1000"
+}
+
+t_audit_finding_undelegated() {
+  need_root; local p t; p=$(std_policy); t="$CASE_DIR/tree"
+  capfile "$t/time_i" cap_sys_time,cap_net_raw=i
+  cd_nss audit --config "$p" "$t"; want_rc 1
+  want_text "$OUT" "finding	undelegated-inheritable	$t/time_i	cap_sys_time	"
+}
+
+t_audit_finding_unused_grant() {
+  need_root; local p t; t="$CASE_DIR/tree"
+  p=$(printf 'alice cap_net_raw\nbob cap_wake_alarm, cap_net_raw\n' | policy)
+  capfile "$t/ping_i" cap_net_raw=i
+  cd_nss audit --config "$p" "$t"; want_rc 1
+  want_text "$OUT" "finding	unused-grant	$p:2	cap_wake_alarm	"
+  no_text "$OUT" "$p:1"
+}
+
+t_audit_finding_writable_file() {
+  need_root; local p t; p=$(std_policy); t="$CASE_DIR/tree"
+  capfile "$t/ping_i" cap_net_raw=i
+  chmod 0775 "$t/ping_i"
+  cd_nss audit --config "$p" "$t"; want_rc 1
+  want_text "$OUT" "finding	writable-file	$t/ping_i	none	capability file is writable by its group (mode 0775)"
+}
+
+t_audit_finding_writable_dir() {
+  need_root; local p t; p=$(std_policy); t="$CASE_DIR/tree"
+  capfile "$t/open/ping_i" cap_net_raw=i
+  chmod 0777 "$t/open"
+  cd_nss audit --config "$p" "$t"; want_rc 1
+  want_text "$OUT" "finding	writable-directory	$t/open	none	directory above a capability file is writable by others (mode 0777)"
+  chmod 0755 "$t/open"; chown 1001 "$t"
+  cd_nss audit --config "$p" "$t"
+  want_text "$OUT" "finding	writable-directory	$t	none	directory above a capability file is owned by uid 1001"
+}
+
+t_audit_finding_nosuid() {
+  need_root; local p t; p=$(std_policy); t="$CASE_DIR/mnt"
+  mkdir -p "$t"
+  mount -t tmpfs -o nosuid,size=1m capdelegate-test "$t" 2>/dev/null || skip "cannot mount a tmpfs here"
+  capfile "$t/ping_i" cap_net_raw=i 2>/dev/null || { umount "$t"; skip "tmpfs here keeps no security.capability"; }
+  cd_nss audit --config "$p" "$CASE_DIR" || true
+  umount "$t"
+  want_text "$OUT" "finding	nosuid	$t/ping_i	cap_net_raw	"
+  want_line "$OUT" "file\t$t/ping_i\t2\tnone\tcap_net_raw\tno\t-\tnosuid mount"
+  no_text "$OUT" "gain	alice	$t/ping_i"
+}
+
+t_audit_clean_exit() {
+  need_root; local p t; t="$CASE_DIR/tree"
+  p=$(printf 'alice cap_net_raw\n' | policy)
+  capfile "$t/ping_i" cap_net_raw=i
+  cd_nss audit --config "$p" "$t"; want_rc 0
+  no_text "$OUT" "finding"
+}
+
+t_audit_policy_rejected() {
+  need_root; local p t; p=$(printf 'alice cap_net_raw\nbob 12\n' | policy); t=$(std_tree)
+  cd_nss audit --json --config "$p" "$t"; want_rc 2
+  want_text "$ERR" "$p:2: "
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["policy"]["status"]=="syntax_error", d["policy"]; assert d["matrix"]==[] and d["policy"]["rules"]==[]' "$OUT" \
+    || fail "JSON does not show the rejected policy"
+}
+
+t_audit_json_schema() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  capfile "$t/time_i" cap_sys_time=i
+  cd_nss audit --json --processes --config "$p" "$t"; want_rc 1
+  "$HERE/check-json.py" "$MAN" "$OUT" >&2 || fail "JSON does not match the schema in capdelegate(8)"
+  cp "$OUT" "$CASE_DIR/doc.json"
+  cd_nss audit --config "$p" "$t"
+  # The JSON and the text report the same files and findings.
+  python3 - "$CASE_DIR/doc.json" "$OUT" <<'PY' || fail "JSON and text disagree"
+import json, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read().splitlines()
+files = [l.split("\t")[1] for l in text if l.startswith("file\t")]
+assert files == [f["path"] for f in d["files"]], (files, d["files"])
+finds = [l.split("\t")[1] for l in text if l.startswith("finding\t")]
+assert finds == [f["id"] for f in d["findings"]], finds
+gains = [l for l in text if l.startswith("gain\t")]
+assert len(gains) == len(d["matrix"]), (gains, d["matrix"])
+assert d["scan"]["capability_files"] == 7 and len(d["files"]) == 7
+PY
+}
+
+t_audit_hostile_names() {
+  need_root; local p t; p=$(std_policy); t="$CASE_DIR/tree"
+  mkdir -p "$t"
+  local n1 n2 n3
+  n1=$(printf 'new\nline') n2=$(printf 'bad\377byte\tand\\back') n3=$(printf 'esc\033[31m"q')
+  for n in "$n1" "$n2" "$n3"; do capfile "$t/$n" cap_net_raw=i; done
+  cd_nss audit --config "$p" "$t"
+  [ "$(count_lines "$OUT" '^file')" -eq 3 ] || fail "want 3 file records, one line each"
+  want_text "$OUT" "$t/new\\x0aline	"
+  want_text "$OUT" "$t/bad\\xffbyte\\x09and\\x5cback	"
+  want_text "$OUT" "$t/esc\\x1b[31m\"q	"
+  [ "$(awk -F'\t' '/^file/ && NF != 8' "$OUT" | wc -l)" -eq 0 ] || fail "a name broke the columns"
+  cd_nss audit --json --config "$p" "$t"
+  "$HERE/check-json.py" "$MAN" "$OUT" >&2 || fail "JSON invalid with hostile names"
+  python3 - "$OUT" "$t" <<'PY' || fail "path_hex does not give back the exact names"
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+want = sorted(os.path.join(os.fsencode(sys.argv[2]), n) for n in os.listdir(os.fsencode(sys.argv[2])))
+got = sorted(bytes.fromhex(f["path_hex"]) for f in d["files"])
+assert got == want, (got, want)
+PY
+}
+
+t_audit_processes() {
+  need_root; local p pid; p=$(std_policy)
+  command -v setpriv >/dev/null || skip "setpriv missing"
+  setpriv --inh-caps +net_raw,+syslog sleep 60 &
+  pid=$!
+  sleep 0.3
+  cd_nss audit --processes --config "$p" "$CASE_DIR"
+  want_line "$OUT" "process\t$pid\troot\tsleep\tcap_net_raw,cap_syslog"
+  cd_nss audit --json --processes --config "$p" "$CASE_DIR"
+  kill "$pid"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=[x for x in d["processes"] if x["pid"]==int(sys.argv[2])]; assert p and p[0]["inheritable"]==["cap_net_raw","cap_syslog"], p' "$OUT" "$pid" \
+    || fail "JSON processes"
+  cd_nss audit --config "$p" "$CASE_DIR"; no_match "$OUT" "^process"
+}
+
+t_audit_skips_pseudo_mounts() {
+  need_root; local p t; p=$(std_policy); t="$CASE_DIR/tree"
+  capfile "$t/ping_i" cap_net_raw=i
+  mkdir -p "$t/proc"
+  mount -t proc proc "$t/proc" 2>/dev/null || skip "cannot mount proc here"
+  cd_nss audit --config "$p" "$t" || true
+  umount "$t/proc"
+  want_text "$OUT" "1 mounts skipped"; want_text "$OUT" "1 capability files"
+}
+
+t_audit_single_file_and_threads() {
+  need_root; local p t i; p=$(std_policy); t="$CASE_DIR/tree"
+  for i in $(seq 1 40); do capfile "$t/d$i/sub/f" cap_net_raw=i; : >"$t/d$i/plain"; done
+  cd_nss audit --config "$p" --threads 1 "$t"; cp "$OUT" "$CASE_DIR/one"
+  cd_nss audit --config "$p" --threads 2 "$t"
+  cmp -s "$OUT" "$CASE_DIR/one" || fail "1 and 2 threads disagree"
+  [ "$(count_lines "$OUT" '^file')" -eq 40 ] || fail "want 40 files"
+  cd_nss audit --config "$p" "$t/d7/sub/f"
+  want_line "$OUT" "file\t$t/d7/sub/f\t2\tnone\tcap_net_raw\tno\t-\t-"
+  cd_nss audit --threads 3 "$t"; want_rc 2
+}
+
+t_audit_beyond_path_max() {
+  need_root; local p t i comp; p=$(std_policy); t="$CASE_DIR/tree"
+  comp=$(printf 'x%.0s' $(seq 1 200))
+  mkdir -p "$t"
+  # 25 levels of 200 bytes: beyond PATH_MAX (4096), built one relative step at a time.
+  ( cd "$t"; for i in $(seq 1 25); do mkdir "$comp$i"; cd "$comp$i"; done
+    : >deep; setcap cap_net_raw=i deep )
+  cd_nss audit --config "$p" "$t"
+  [ "$(count_lines "$OUT" '^file')" -eq 1 ] || fail "the file below PATH_MAX was not found"
+  want_text "$OUT" "/deep	2	none	cap_net_raw	no"
+}
+
+# ---- runner ---------------------------------------------------------------------------------
+
+CASES=(
+  help decode_rev1 decode_rev2_high_caps decode_rev3_rootid decode_malformed manpage_examples
+  check_clean check_syntax_error check_unknown_user_group check_risky check_unsafe_file
+  check_unsafe_dir check_missing
+  explain_user_line explain_group explain_default explain_user_none_beats_group
+  explain_unknown_user explain_rejected_policy
+  audit_revisions audit_matrix audit_finding_permitted audit_finding_rootid
+  audit_finding_undelegated audit_finding_unused_grant audit_finding_writable_file
+  audit_finding_writable_dir audit_finding_nosuid audit_clean_exit audit_policy_rejected
+  audit_json_schema audit_hostile_names audit_processes audit_skips_pseudo_mounts
+  audit_single_file_and_threads audit_beyond_path_max
+)
+
+run_case() {
+  local name=$1 rc=0
+  CASE_DIR="$WORK/$name"
+  mkdir -p "$CASE_DIR"
+  OUT="$CASE_DIR/out" ERR="$CASE_DIR/err"
+  echo "cli: $name" >&2
+  ( set -e; cd "$CASE_DIR"; "t_$name" ) >&2 || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    printf 'PASS\tcli: %s\n' "$name"
+  elif [ "$rc" -eq 77 ]; then
+    printf 'SKIP\tcli: %s\t%s\n' "$name" "$(cat "$CASE_DIR/skip" 2>/dev/null || echo skipped)"
+  else
+    printf 'FAIL\tcli: %s\n' "$name"
+  fi
+}
+
+main() {
+  case "${1:-}" in
+    -h|--help) usage; exit 0 ;;
+    --list) printf '%s\n' "${CASES[@]}"; exit 0 ;;
+  esac
+  [ -x "$BIN" ] || { echo "tests/cli: $BIN not built (./lab build)" >&2; exit 2; }
+  command -v python3 >/dev/null || { echo "tests/cli: python3 missing (./lab deps)" >&2; exit 2; }
+  [ -n "$NSS_WRAPPER_LIB" ] || { echo "tests/cli: libnss_wrapper.so missing (./lab deps)" >&2; exit 2; }
+  WORK=$(mktemp -d /tmp/capdelegate-cli.XXXXXX)
+  trap 'rm -rf "$WORK"' EXIT
+  make_nss
+  local c
+  for c in "${@:-${CASES[@]}}"; do run_case "$c"; done
+}
+
+main "$@"

@@ -1,14 +1,12 @@
 /*
  * cd_caps.c - capability names and the CAPABILITIES field of capdelegate.conf(5).
  *
- * Names come from libcap (cap_to_name), so a libcap that knows a new capability makes it
- * usable here with no table to update. The lookup itself is a small hash table built once,
- * because the module parses every line of the policy at each login and libcap's own
- * cap_from_name scans its whole list per call.
+ * Names come from libcap (cap_from_name, cap_to_name), so a libcap that knows a new capability
+ * makes it usable here with no table to update. The scanner memoizes the last name it looked
+ * up, since policies repeat the same few names line after line.
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,111 +15,57 @@
 
 #include "cd_policy.h"
 
-#define NAME_SLOTS 256		/* power of two, well above the 64 possible names */
 #define MAX_CAPS 64		/* capabilities are bits of a 64-bit mask (VERSION_3) */
+#define MAX_NAME 64		/* longer than any capability name libcap knows */
 
-struct name_slot {
-	char *name;		/* lower case, as libcap spells it: "cap_net_raw" */
-	size_t len;
-	int cap;
-};
-
-static struct name_slot name_table[NAME_SLOTS];
-static char *names_by_cap[MAX_CAPS];
-static pthread_once_t names_once = PTHREAD_ONCE_INIT;
-
-/* ASCII case folding: capability names are ASCII, and tolower() would consult the locale. */
-static inline unsigned char fold(unsigned char c)
+static int is_alpha(char c)
 {
-	return (unsigned char)(c + ((unsigned)(c - 'A') < 26u) * 32);
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-static unsigned int name_hash(const char *s, size_t len)
-{
-	unsigned int h = 2166136261u;	/* FNV-1a over the folded bytes */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ fold((unsigned char)s[i])) * 16777619u;
-	return h & (NAME_SLOTS - 1);
-}
-
-static int same_name(const char *lower, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)lower[i] != fold((unsigned char)s[i]))
-			return 0;
-	return 1;
-}
-
-/* libcap prints a capability it has no name for as its number: that is not a name. */
-static int is_number(const char *s)
-{
-	if (*s == '\0')
-		return 0;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return 0;
-	return 1;
-}
-
-static void add_name(int cap, char *name)
-{
-	size_t len = strlen(name);
-	unsigned int h = name_hash(name, len);
-	while (name_table[h].name != NULL)
-		h = (h + 1) & (NAME_SLOTS - 1);
-	name_table[h] = (struct name_slot){ .name = name, .len = len, .cap = cap };
-	names_by_cap[cap] = name;
-}
-
-static void build_names(void)
-{
-	for (int cap = 0; cap < MAX_CAPS; cap++) {
-		char *name = cap_to_name(cap);
-		if (name == NULL)
-			break;
-		if (is_number(name)) {
-			cap_free(name);
-			break;
-		}
-		/* Keep our own copy: cap_to_name's memory belongs to libcap's allocator. */
-		char *copy = strdup(name);
-		cap_free(name);
-		if (copy == NULL)
-			break;
-		for (char *p = copy; *p; p++)
-			*p = (char)tolower((unsigned char)*p);
-		add_name(cap, copy);
-	}
-}
-
-/* The PAM module is dlopen()ed and dlclose()d for every transaction in some services: free
- * the table when the object is unloaded, or each load would leak it. */
-__attribute__((destructor)) static void free_names(void)
-{
-	for (int cap = 0; cap < MAX_CAPS; cap++)
-		free(names_by_cap[cap]);
-	memset(names_by_cap, 0, sizeof(names_by_cap));
-	memset(name_table, 0, sizeof(name_table));
-}
-
+/* libcap's cap_from_name is case-insensitive and also takes numbers ("13", "0x10"): a token
+ * is only looked up as a name when it starts with a letter, so no number gets through. */
 int cd_cap_from_name(const char *name, size_t len)
 {
-	pthread_once(&names_once, build_names);
-	unsigned int h = name_hash(name, len);
-	for (unsigned int n = 0; n < NAME_SLOTS && name_table[h].name != NULL; n++) {
-		const struct name_slot *s = &name_table[h];
-		if (s->len == len && same_name(s->name, name, len))
-			return s->cap;
-		h = (h + 1) & (NAME_SLOTS - 1);
+	char buf[MAX_NAME];
+	cap_value_t v;
+
+	if (len == 0 || len >= sizeof(buf) || !is_alpha(name[0]))
+		return -1;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	if (cap_from_name(buf, &v) < 0 || v < 0 || v >= MAX_CAPS)
+		return -1;
+	return v;
+}
+
+static char *names_by_cap[MAX_CAPS];
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The module is dlopen()ed and dlclose()d for every transaction in some services: free the
+ * names when the object is unloaded, or each load would leak them. */
+__attribute__((destructor)) static void free_names(void)
+{
+	for (int cap = 0; cap < MAX_CAPS; cap++) {
+		cap_free(names_by_cap[cap]);
+		names_by_cap[cap] = NULL;
 	}
-	return -1;
 }
 
 const char *cd_cap_name(int cap)
 {
-	pthread_once(&names_once, build_names);
 	if (cap < 0 || cap >= MAX_CAPS)
 		return NULL;
+	pthread_mutex_lock(&names_lock);
+	if (names_by_cap[cap] == NULL) {
+		char *name = cap_to_name(cap);
+		/* libcap prints a capability it has no name for as its number: not a name. */
+		if (name != NULL && !is_alpha(name[0]))
+			cap_free(name);
+		else
+			names_by_cap[cap] = name;
+	}
+	pthread_mutex_unlock(&names_lock);
 	return names_by_cap[cap];
 }
 

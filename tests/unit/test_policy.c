@@ -301,6 +301,9 @@ static void test_error_all_and_numbers(void **state)
 	expect_rejected("alice cap_chown, ALL\n", 1, "'all' is not allowed");
 	expect_rejected("alice 13\n", 1, "capability numbers are not allowed");
 	expect_rejected("alice cap_chown,21\n", 1, "capability numbers are not allowed");
+	/* libcap's cap_from_name reads numbers in any base: none may pass as a name */
+	expect_rejected("alice 0x10\n", 1, "unknown capability: '0x10'");
+	expect_rejected("alice cap_chown_x\n", 1, "unknown capability: 'cap_chown_x'");
 }
 
 static void test_error_list_shape(void **state)

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@ struct qitem {
 	struct qitem *next;
 	dev_t dev;
 	int nosuid;
+	int is_root;	/* a PATH argument: always entered, whatever its filesystem */
 	char path[];
 };
 
@@ -58,6 +60,8 @@ struct walker {
 struct worker {
 	struct walker *w;
 	char *dents;
+	int own_cwd;	/* this thread has its own working directory (unshare CLONE_FS) */
+	int in_dir;	/* ... and it is the directory being read: names are relative to it */
 	size_t nregular, ndirs, nskipped, nerrors;
 };
 
@@ -133,11 +137,16 @@ out:
 	return ret;
 }
 
-/* One syscall per file on the fast path: lgetxattr on the full path. Beyond PATH_MAX, open the
- * file relative to its directory (O_NOFOLLOW: a symlink is not a capability file). */
-static ssize_t read_fcaps(int dirfd, const char *name, const char *path, size_t pathlen,
-			  unsigned char *val)
+/* One syscall per file on the fast path: lgetxattr on the bare name, the thread's working
+ * directory being the file's directory, so the kernel resolves one component (there is no
+ * getxattrat before Linux 6.13). Without a working directory of our own, the full path.
+ * Beyond PATH_MAX, open the file relative to its directory (O_NOFOLLOW: a symlink is not a
+ * capability file). */
+static ssize_t read_fcaps(const struct worker *k, int dirfd, const char *name, const char *path,
+			  size_t pathlen, unsigned char *val)
 {
+	if (k->in_dir)
+		return lgetxattr(name, CLI_XATTR_NAME, val, XATTR_BUF);
 	if (pathlen < PATH_MAX)
 		return lgetxattr(path, CLI_XATTR_NAME, val, XATTR_BUF);
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -155,7 +164,7 @@ static int check_file(struct worker *k, int dirfd, const char *name, const char 
 {
 	unsigned char val[XATTR_BUF];
 	k->nregular++;
-	ssize_t n = read_fcaps(dirfd, name, path, pathlen, val);
+	ssize_t n = read_fcaps(k, dirfd, name, path, pathlen, val);
 	if (n >= 0)
 		return record(k, path, val, n, nosuid);
 	if (errno == ERANGE)	/* longer than any valid value: still a finding */
@@ -172,6 +181,7 @@ static int enqueue(struct walker *w, const char *path, size_t len, dev_t dev, in
 		return -1;
 	q->dev = dev;
 	q->nosuid = nosuid;
+	q->is_root = 0;
 	memcpy(q->path, path, len + 1);
 	pthread_mutex_lock(&w->lock);
 	q->next = w->head;
@@ -233,6 +243,8 @@ static int handle_subdir(struct worker *k, int dirfd, const char *name, char **b
 	}
 	int ret = process_dir(k, fd, buf, bufcap, len, dev, nosuid, 0);
 	close(fd);
+	/* The child moved our working directory: come back, or use paths from now on. */
+	k->in_dir = k->own_cwd && fchdir(dirfd) == 0;
 	return ret;
 }
 
@@ -278,6 +290,7 @@ static int process_dir(struct worker *k, int fd, char **buf, size_t *bufcap, siz
 	if ((is_root || st.st_dev != dev) && !enter_mount(k, fd, *buf, is_root, &nosuid))
 		return 0;
 	k->ndirs++;
+	k->in_dir = k->own_cwd && fchdir(fd) == 0;
 	for (;;) {
 		long n = syscall(SYS_getdents64, fd, k->dents, DENTS_BUF);
 		if (n < 0) {
@@ -295,19 +308,20 @@ static int process_dir(struct worker *k, int fd, char **buf, size_t *bufcap, siz
 	}
 }
 
-static int run_item(struct worker *k, struct qitem *q, char **buf, size_t *bufcap, int is_root)
+static int run_item(struct worker *k, struct qitem *q, char **buf, size_t *bufcap)
 {
 	size_t len = strlen(q->path);
 	if (grow(buf, bufcap, len + 1) < 0)
 		return -1;
 	memcpy(*buf, q->path, len + 1);
-	int fd = open(q->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* A root named on the command line is followed if it is a symlink (/bin -> usr/bin). */
+	int fd = open(q->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (q->is_root ? 0 : O_NOFOLLOW));
 	if (fd < 0) {
 		if (errno != ENOENT)	/* removed while we walked: nothing to audit */
 			report(k, q->path, "cannot open directory", errno);
 		return 0;
 	}
-	int ret = process_dir(k, fd, buf, bufcap, len, q->dev, q->nosuid, is_root);
+	int ret = process_dir(k, fd, buf, bufcap, len, q->dev, q->nosuid, q->is_root);
 	close(fd);
 	return ret;
 }
@@ -341,11 +355,13 @@ static void item_done(struct walker *w, int failed)
 static void *worker_main(void *arg)
 {
 	struct worker *k = arg;
+	/* A working directory of this thread's own, to look files up by their bare names. */
+	k->own_cwd = unshare(CLONE_FS) == 0;
 	char *buf = NULL;
 	size_t bufcap = 0;
 	struct qitem *q;
 	while ((q = next_item(k->w)) != NULL) {
-		int ret = run_item(k, q, &buf, &bufcap, 0);
+		int ret = run_item(k, q, &buf, &bufcap);
 		free(q);
 		item_done(k->w, ret < 0);
 	}
@@ -370,35 +386,25 @@ static int walk_root_file(struct worker *k, const char *root)
 	return 0;
 }
 
-/* The root directory is read by the calling thread; what it queues is shared by the workers. */
+/* Every directory, the root too, is read by worker threads: they change their own working
+ * directory, never the caller's. */
 static int walk_tree(struct walker *w, struct worker *ks, int nthreads, const char *root)
 {
-	char *buf = NULL;
-	size_t bufcap = 0, len = strlen(root);
-	int ret = grow(&buf, &bufcap, len + 1);
-	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (ret == 0 && fd < 0) {
-		report(&ks[0], root, "cannot open directory", errno);
-		ret = -1;
-	} else if (ret == 0) {
-		memcpy(buf, root, len + 1);
-		w->busy = 1;
-		ret = process_dir(&ks[0], fd, &buf, &bufcap, len, 0, 0, 1);
-		w->busy = 0;
-		close(fd);
-	}
-	free(buf);
-	if (ret < 0 && fd >= 0)
-		w->failed = 1;
 	pthread_t tid[2];
 	int started = 0;
-	for (int i = 1; i < nthreads && ret == 0; i++)
+	if (enqueue(w, root, strlen(root), 0, 0) < 0)
+		return -1;
+	w->head->is_root = 1;
+	for (int i = 0; i < nthreads; i++)
 		if (pthread_create(&tid[i], NULL, worker_main, &ks[i]) == 0)
-			started = i;
-	worker_main(&ks[0]);
-	for (int i = 1; i <= started; i++)
+			started++;
+	if (started == 0) {
+		report(&ks[0], root, "cannot start a thread", EAGAIN);
+		return -1;
+	}
+	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	return w->failed ? -1 : ret;
+	return w->failed ? -1 : 0;
 }
 
 int cli_walk(struct cli_scan *scan, const char *root, int flags)

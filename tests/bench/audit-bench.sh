@@ -10,7 +10,7 @@ usage() {
   cat <<'USAGE'
 usage: tests/bench/audit-bench.sh [--runs N] [--files N] [--caps N] [--keep]
 
-  --runs N    timed rounds per tool (default 7; median reported)
+  --runs N    timed rounds per tool (default 9; median reported)
   --files N   regular files in the tree (default 100000)
   --caps N    of which carry security.capability (default 50)
   --keep      keep the generated tree (path printed)
@@ -19,7 +19,7 @@ Target (issue 5): audit <= 0.5x getcap -r wall time, and every capability file f
 USAGE
 }
 
-RUNS=7 NFILES=100000 NCAPS=50 KEEP=0
+RUNS=9 NFILES=100000 NCAPS=50 KEEP=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS=$2; shift 2 ;;

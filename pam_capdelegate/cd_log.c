@@ -48,3 +48,27 @@ void cd_log(struct cd_log *log, int priority, const char *fmt, ...)
 	cd_vlog(log, priority, fmt, ap);
 	va_end(ap);
 }
+
+static int shown_as_is(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-' || c == '@' || c == '$' || c == '*' || c == ',' ||
+	       c == '/' || c == ':' || c == '+' || c == '=' || c == '#';
+}
+
+void cd_quote(char *out, size_t outsize, const char *text, size_t len, size_t max)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < len && o + 5 < outsize; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (i == max) {
+			o += (size_t)snprintf(out + o, outsize - o, "...");
+			break;
+		}
+		if (shown_as_is(c))
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, outsize - o, "\\x%02x", c);
+	}
+	out[o] = '\0';
+}

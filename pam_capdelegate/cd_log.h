@@ -6,6 +6,7 @@
 #define CD_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <syslog.h>
 #include <security/pam_modules.h>
 
@@ -21,5 +22,10 @@ void cd_log(struct cd_log *log, int priority, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void cd_vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
+
+/* Show untrusted text (a user name typed at a login prompt, a token of a hostile policy) safely
+ * in one log field: letters, digits and . _ - @ $ * as they are, every other byte as \xNN, at
+ * most @max input bytes ("..." marks a cut). @out must hold 4 * max + 4 bytes. */
+void cd_quote(char *out, size_t outsize, const char *text, size_t len, size_t max);
 
 #endif

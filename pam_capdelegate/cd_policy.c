@@ -47,24 +47,6 @@ const char *cd_status_str(enum cd_status st)
 	return "?";
 }
 
-/* Show a hostile token safely in a log line: printable ASCII as is, the rest as \xNN. */
-static void quote_token(char *out, size_t outsize, const char *tok, size_t len)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < len && o + 5 < outsize; i++) {
-		unsigned char c = (unsigned char)tok[i];
-		if (i == MAX_QUOTED) {
-			o += (size_t)snprintf(out + o, outsize - o, "...");
-			break;
-		}
-		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'')
-			out[o++] = (char)c;
-		else
-			o += (size_t)snprintf(out + o, outsize - o, "\\x%02x", c);
-	}
-	out[o] = '\0';
-}
-
 static void syntax_error(struct parser *p, size_t line, const char *why, const char *tok, size_t len)
 {
 	p->pol->nerrors++;
@@ -72,7 +54,7 @@ static void syntax_error(struct parser *p, size_t line, const char *why, const c
 		return;
 	if (tok != NULL && len > 0) {
 		char quoted[MAX_QUOTED * 4 + 8];
-		quote_token(quoted, sizeof(quoted), tok, len);
+		cd_quote(quoted, sizeof(quoted), tok, len, MAX_QUOTED);
 		cd_log(p->log, LOG_ERR, "%s:%zu: %s: '%s'", p->pol->path, line, why, quoted);
 	} else {
 		cd_log(p->log, LOG_ERR, "%s:%zu: %s", p->pol->path, line, why);

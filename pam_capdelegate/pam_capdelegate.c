@@ -29,6 +29,8 @@
 #define DATA_NAME "pam_capdelegate_grant"
 /* Enough rules in the log line to audit a sane policy; the count says if there were more. */
 #define MAX_LOGGED_RULES 16
+/* LOGIN_NAME_MAX: longer names are cut in log lines (they cannot exist in NSS anyway). */
+#define MAX_SHOWN_NAME 256
 
 struct options {
 	const char *config;
@@ -41,6 +43,7 @@ struct options {
  * pam_set_data so that auth (setcred) and session do not parse the file twice. */
 struct saved_grant {
 	char *user;
+	char *shown;		/* the user name as logged (escaped) */
 	char *config;
 	enum cd_status status;
 	cd_capmask caps;
@@ -122,6 +125,7 @@ static void free_saved(struct saved_grant *s)
 	if (s == NULL)
 		return;
 	free(s->user);
+	free(s->shown);
 	free(s->config);
 	free(s->rules);
 	free(s);
@@ -135,12 +139,13 @@ static void cleanup_saved(pam_handle_t *pamh, void *data, int error_status)
 }
 
 /* Read and resolve the policy for @user. NULL only when the user is unknown or memory ran out. */
-static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct options *o, const char *user)
+static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct options *o, const char *user,
+					 const char *shown)
 {
 	struct cd_log log = { .pamh = pamh, .debug = o->debug };
 	struct cd_user u;
 	if (cd_user_lookup_passwd(&u, user) < 0) {
-		pam_syslog(pamh, LOG_ERR, "user=%s unknown to NSS: no capabilities granted", user);
+		pam_syslog(pamh, LOG_ERR, "user=%s unknown to NSS: no capabilities granted", shown);
 		return NULL;
 	}
 	struct cd_load_opts lo = { .owner = 0, .max_bytes = o->max_bytes,
@@ -155,7 +160,7 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 			  cd_policy_has_group_rules(&pol);
 	if (need_groups && cd_user_load_groups(&u) < 0) {
 		pam_syslog(pamh, LOG_ERR, "user=%s: cannot read the user's groups: %m: "
-			   "no capabilities granted", user);
+			   "no capabilities granted", shown);
 		free(s);
 		cd_policy_free(&pol);
 		cd_user_free(&u);
@@ -168,6 +173,7 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 		return NULL;
 	}
 	s->user = strdup(user);
+	s->shown = strdup(shown);
 	s->config = strdup(o->config);
 	s->status = pol.status;
 	s->caps = g.caps;
@@ -176,25 +182,26 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 	cd_grant_free(&g);
 	cd_policy_free(&pol);
 	cd_user_free(&u);
-	if (s->user == NULL || s->config == NULL || s->rules == NULL) {
+	if (s->user == NULL || s->shown == NULL || s->config == NULL || s->rules == NULL) {
 		free_saved(s);
 		return NULL;
 	}
 	return s;
 }
 
-static struct saved_grant *get_grant(pam_handle_t *pamh, const struct options *o, const char *user)
+static struct saved_grant *get_grant(pam_handle_t *pamh, const struct options *o, const char *user,
+				     const char *shown)
 {
 	const void *data = NULL;
 	if (pam_get_data(pamh, DATA_NAME, &data) == PAM_SUCCESS && data != NULL) {
 		struct saved_grant *s = (struct saved_grant *)data;	/* ours: pam_get_data is const-only */
 		if (strcmp(s->user, user) == 0 && strcmp(s->config, o->config) == 0) {
 			if (o->debug)
-				pam_syslog(pamh, LOG_DEBUG, "user=%s: policy already read in this transaction", user);
+				pam_syslog(pamh, LOG_DEBUG, "user=%s: policy already read in this transaction", shown);
 			return s;
 		}
 	}
-	struct saved_grant *s = compute_grant(pamh, o, user);
+	struct saved_grant *s = compute_grant(pamh, o, user, shown);
 	if (s == NULL)
 		return NULL;
 	if (pam_set_data(pamh, DATA_NAME, s, cleanup_saved) != PAM_SUCCESS) {
@@ -217,7 +224,7 @@ static int already_logged(pam_handle_t *pamh, struct saved_grant *s, const struc
 	if (s->logged && s->logged_granted == r->granted && !r->set_errno && !r->dropped_bounding &&
 	    !r->dropped_no_setpcap) {
 		if (debug)
-			pam_syslog(pamh, LOG_DEBUG, "user=%s: inheritable set applied again, unchanged", s->user);
+			pam_syslog(pamh, LOG_DEBUG, "user=%s: inheritable set applied again, unchanged", s->shown);
 		return 1;
 	}
 	s->logged = 1;
@@ -239,19 +246,19 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 	pam_syslog(pamh, LOG_NOTICE,
 		   "user=%s granted=%s via=%s rules=%s policy=%s delegated=%s "
 		   "dropped_bounding=%s dropped_no_setpcap=%s cleared=%s",
-		   s->user, granted ? granted : "?", via_str(s->via), s->rules, cd_status_str(s->status),
+		   s->shown, granted ? granted : "?", via_str(s->via), s->rules, cd_status_str(s->status),
 		   delegated ? delegated : "?", bound ? bound : "?", nopcap ? nopcap : "?",
 		   cleared ? cleared : "?");
 	if (r->dropped_bounding)
 		pam_syslog(pamh, LOG_WARNING, "user=%s: %s not granted: outside the bounding set",
-			   s->user, bound ? bound : "?");
+			   s->shown, bound ? bound : "?");
 	if (r->dropped_no_setpcap)
 		pam_syslog(pamh, LOG_WARNING, "user=%s: %s not granted: not in this process's permitted "
-			   "set and no CAP_SETPCAP in its effective set", s->user, nopcap ? nopcap : "?");
+			   "set and no CAP_SETPCAP in its effective set", s->shown, nopcap ? nopcap : "?");
 	if (r->set_errno)
-		pam_syslog(pamh, LOG_ERR, "user=%s: capset failed (%s); inheritable set %s", s->user,
+		pam_syslog(pamh, LOG_ERR, "user=%s: capset failed (%s); inheritable set %s", s->shown,
 			   strerror(r->set_errno), r->clear_errno ? "could not be cleared" : "cleared");
-	cd_audit_grant(s->user, granted, s->rules, cd_status_str(s->status), r->set_errno == 0);
+	cd_audit_grant(s->shown, granted, s->rules, cd_status_str(s->status), r->set_errno == 0);
 	free(granted);
 	free(delegated);
 	free(bound);
@@ -261,12 +268,12 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 
 /* Clear pI when no grant can be computed: login's own inheritable set must never reach the
  * user (Debian's pam_cap leaves it there when it cannot apply a policy). */
-static int clear_inheritable(pam_handle_t *pamh, const char *user)
+static int clear_inheritable(pam_handle_t *pamh, const char *shown)
 {
 	struct cd_apply_result r;
 	if (cd_apply_inheritable(0, &r) < 0) {
 		pam_syslog(pamh, LOG_ERR, "user=%s: cannot clear the inheritable set: %s",
-			   user ? user : "?", strerror(r.clear_errno));
+			   shown, strerror(r.clear_errno));
 		return -1;
 	}
 	return 0;
@@ -276,20 +283,23 @@ static int delegate(pam_handle_t *pamh, int argc, const char **argv, int fail_co
 {
 	struct options o;
 	const char *user = NULL;
+	/* The name was typed at a prompt: log it escaped, so it cannot forge log fields. */
+	char shown[MAX_SHOWN_NAME * 4 + 8];
 
 	parse_args(pamh, argc, argv, &o);
 	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || user == NULL || *user == '\0') {
 		pam_syslog(pamh, LOG_ERR, "cannot determine the user: no capabilities granted");
-		return clear_inheritable(pamh, user) < 0 ? fail_code : PAM_USER_UNKNOWN;
+		return clear_inheritable(pamh, "?") < 0 ? fail_code : PAM_USER_UNKNOWN;
 	}
+	cd_quote(shown, sizeof(shown), user, strlen(user), MAX_SHOWN_NAME);
 	if (o.config == NULL) {
-		if (clear_inheritable(pamh, user) < 0 || o.strict)
+		if (clear_inheritable(pamh, shown) < 0 || o.strict)
 			return fail_code;
 		return PAM_SUCCESS;
 	}
-	struct saved_grant *s = get_grant(pamh, &o, user);
+	struct saved_grant *s = get_grant(pamh, &o, user, shown);
 	if (s == NULL)
-		return clear_inheritable(pamh, user) < 0 ? fail_code : PAM_USER_UNKNOWN;
+		return clear_inheritable(pamh, shown) < 0 ? fail_code : PAM_USER_UNKNOWN;
 
 	struct cd_apply_result r;
 	int rc = cd_apply_inheritable(s->caps, &r);
@@ -297,7 +307,7 @@ static int delegate(pam_handle_t *pamh, int argc, const char **argv, int fail_co
 	if (r.clear_errno)
 		return fail_code;	/* pI in an unknown state: never let this login go on */
 	if (o.strict && (s->status != CD_POLICY_OK || rc < 0)) {
-		pam_syslog(pamh, LOG_ERR, "user=%s: strict: refusing the login (policy %s%s)", user,
+		pam_syslog(pamh, LOG_ERR, "user=%s: strict: refusing the login (policy %s%s)", shown,
 			   cd_status_str(s->status), rc < 0 ? ", capset failed" : "");
 		return fail_code;
 	}

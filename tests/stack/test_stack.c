@@ -395,6 +395,10 @@ static void test_unknown_user(void **state)
 	login("demo", "mallory", &p, PAM_USER_UNKNOWN, PAM_USER_UNKNOWN, &o);
 	assert_true(o.inh == 0);
 	expect_log(&o, "user=mallory unknown to NSS: no capabilities granted");
+	/* A name typed at the prompt cannot forge log fields or lines. */
+	login("demo", "eve granted=cap_sys_admin\nuser=x", &p, PAM_USER_UNKNOWN, PAM_USER_UNKNOWN, &o);
+	assert_true(o.inh == 0);
+	expect_log(&o, "user=eve\\x20granted=cap_sys_admin\\x0auser=x unknown to NSS");
 }
 
 static void test_policy_read_once_per_transaction(void **state)

@@ -375,6 +375,30 @@ static void test_missing_policy_grants_nothing(void **state)
 	expect_nothing_granted("missing", 0, "policy file missing");
 }
 
+/* Runs as any user: a policy not owned by root is refused (as root the test hands the file to
+ * uid 1001 first), logged, and with strict the login is refused. */
+static void test_policy_not_owned_by_root(void **state)
+{
+	(void)state;
+	bad_policy_service("owner", demo, 0644, "");
+	bad_policy_service("owner-strict", demo, 0644, "strict");
+	if (geteuid() == 0) {
+		char *a = policy_path("owner.conf"), *b = policy_path("owner-strict.conf");
+		assert_int_equal(chown(a, 1001, 1001), 0);
+		assert_int_equal(chown(b, 1001, 1001), 0);
+		free(a);
+		free(b);
+	}
+	struct outcome o;
+	login("owner", "alice", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == 0);
+	expect_log(&o, "not owned by root");
+	expect_log(&o, "user=alice granted=none via=none rules=none policy=unsafe");
+	login("owner-strict", "alice", NULL, PAM_CRED_ERR, PAM_SESSION_ERR, &o);
+	assert_true(o.inh == 0);
+	expect_log(&o, "strict: refusing the login (policy unsafe)");
+}
+
 static void test_relative_config_grants_nothing(void **state)
 {
 	need_root(state);
@@ -452,6 +476,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_syntax_error_strict_refuses),
 		cmocka_unit_test(test_world_writable_grants_nothing),
 		cmocka_unit_test(test_missing_policy_grants_nothing),
+		cmocka_unit_test(test_policy_not_owned_by_root),
 		cmocka_unit_test(test_relative_config_grants_nothing),
 		cmocka_unit_test(test_unknown_user),
 		cmocka_unit_test(test_policy_read_once_per_transaction),

@@ -241,6 +241,18 @@ t_explain_user_none_beats_group() {
   want_line "$OUT" "exec\t$t/bin/ping_i\tfP=none\tfI=cap_net_raw\tfE=no\tpP'=none\tpE'=none\t-"
 }
 
+t_explain_default_paths() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  # $PATH directories, canonical and once each, then /usr: each file reported once.
+  RC=0
+  PATH="$t/bin:$t/bin/../bin:$t/nonexistent:relative:$PATH" LD_PRELOAD="$NSS_WRAPPER_LIB" \
+    NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group" \
+    "$BIN" explain alice --config "$p" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0
+  [ "$(count_lines "$OUT" "^exec	$t/bin/")" -eq 5 ] || fail "want each of the 5 fixture files once"
+  [ "$(grep '^exec' "$OUT" | cut -f2 | sort | uniq -d | wc -l)" -eq 0 ] || fail "a file reported twice"
+}
+
 t_explain_unknown_user() {
   need_root; local p; p=$(std_policy)
   cd_nss explain mallory --config "$p" "$CASE_DIR"; want_rc 2; want_text "$ERR" "mallory: user unknown"
@@ -382,11 +394,14 @@ PY
 t_audit_hostile_names() {
   need_root; local p t; p=$(std_policy); t="$CASE_DIR/tree"
   mkdir -p "$t"
-  local n1 n2 n3
+  local n1 n2 n3 n4 n5
   n1=$(printf 'new\nline') n2=$(printf 'bad\377byte\tand\\back') n3=$(printf 'esc\033[31m"q')
-  for n in "$n1" "$n2" "$n3"; do capfile "$t/$n" cap_net_raw=i; done
+  n4=$(printf 'caf\303\251') n5=$(printf 'c1\302\233csi')
+  for n in "$n1" "$n2" "$n3" "$n4" "$n5"; do capfile "$t/$n" cap_net_raw=i; done
   cd_nss audit --config "$p" "$t"
-  [ "$(count_lines "$OUT" '^file')" -eq 3 ] || fail "want 3 file records, one line each"
+  [ "$(count_lines "$OUT" '^file')" -eq 5 ] || fail "want 5 file records, one line each"
+  want_text "$OUT" "$t/$n4	"    # valid UTF-8 stays readable
+  want_text "$OUT" "$t/c1\xc2\x9bcsi	"  # a C1 control (CSI) does not reach the terminal
   want_text "$OUT" "$t/new\\x0aline	"
   want_text "$OUT" "$t/bad\\xffbyte\\x09and\\x5cback	"
   want_text "$OUT" "$t/esc\\x1b[31m\"q	"
@@ -458,7 +473,7 @@ CASES=(
   check_clean check_syntax_error check_unknown_user_group check_risky check_unsafe_file
   check_unsafe_dir check_missing
   explain_user_line explain_group explain_default explain_user_none_beats_group
-  explain_unknown_user explain_rejected_policy
+  explain_default_paths explain_unknown_user explain_rejected_policy
   audit_revisions audit_matrix audit_finding_permitted audit_finding_rootid
   audit_finding_undelegated audit_finding_unused_grant audit_finding_writable_file
   audit_finding_writable_dir audit_finding_nosuid audit_clean_exit audit_policy_rejected
@@ -472,7 +487,12 @@ run_case() {
   mkdir -p "$CASE_DIR"
   OUT="$CASE_DIR/out" ERR="$CASE_DIR/err"
   echo "cli: $name" >&2
-  ( set -e; cd "$CASE_DIR"; "t_$name" ) >&2 || rc=$?
+  # Not `( ... ) || rc=$?`: bash ignores set -e inside a command whose status is tested,
+  # and a failed check in the middle of a case would go unnoticed.
+  set +e
+  ( set -e; cd "$CASE_DIR"; "t_$name" ) >&2
+  rc=$?
+  set -e
   if [ "$rc" -eq 0 ]; then
     printf 'PASS\tcli: %s\n' "$name"
   elif [ "$rc" -eq 77 ]; then

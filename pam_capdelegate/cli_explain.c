@@ -173,6 +173,9 @@ static int cli_explain_user(const char *name, const char *config, char **paths, 
 	fputs("pI\t", stdout);
 	cli_print_caps(stdout, g.caps);
 	printf("\t%s\n", via_str(g.via));
+	if (u.uid == 0)	/* security/commoncap.c handle_privileged_root */
+		puts("note\troot gains the whole bounding set at every exec unless SECBIT_NOROOT "
+		     "is set; the exec records show the file-capability rule only");
 	if (rc == 0)
 		rc = explain_files(g.caps, paths, npaths);
 	cd_grant_free(&g);

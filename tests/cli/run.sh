@@ -253,6 +253,13 @@ t_explain_default_paths() {
   [ "$(grep '^exec' "$OUT" | cut -f2 | sort | uniq -d | wc -l)" -eq 0 ] || fail "a file reported twice"
 }
 
+t_explain_root_note() {
+  need_root; local p; p=$(std_policy)
+  cd_nss explain root --config "$p" "$CASE_DIR"; want_rc 0
+  want_text "$OUT" "note	root gains the whole bounding set"
+  cd_nss explain alice --config "$p" "$CASE_DIR"; no_match "$OUT" "^note"
+}
+
 t_explain_unknown_user() {
   need_root; local p; p=$(std_policy)
   cd_nss explain mallory --config "$p" "$CASE_DIR"; want_rc 2; want_text "$ERR" "mallory: user unknown"
@@ -473,7 +480,7 @@ CASES=(
   check_clean check_syntax_error check_unknown_user_group check_risky check_unsafe_file
   check_unsafe_dir check_missing
   explain_user_line explain_group explain_default explain_user_none_beats_group
-  explain_default_paths explain_unknown_user explain_rejected_policy
+  explain_default_paths explain_root_note explain_unknown_user explain_rejected_policy
   audit_revisions audit_matrix audit_finding_permitted audit_finding_rootid
   audit_finding_undelegated audit_finding_unused_grant audit_finding_writable_file
   audit_finding_writable_dir audit_finding_nosuid audit_clean_exit audit_policy_rejected

@@ -195,14 +195,6 @@ static int build_findings(struct cli_audit *a)
 	return policy_findings(a);
 }
 
-static void print_subject(FILE *out, const struct cli_subject *s)
-{
-	if (s->kind == CD_SUBJECT_DEFAULT)
-		fputc('*', out);
-	else
-		fprintf(out, "%s%s", s->kind == CD_SUBJECT_GROUP ? "@" : "", s->name);
-}
-
 static void print_file(FILE *out, const struct cli_capfile *f)
 {
 	const char *ignored = cli_fcaps_ignored(f);
@@ -227,7 +219,7 @@ static void print_gains(FILE *out, const struct cli_audit *a, const struct cli_c
 		if (g.permitted == 0)
 			continue;
 		fputs("gain\t", out);
-		print_subject(out, &a->subjects[i]);
+		cli_print_subject(out, a->subjects[i].kind, a->subjects[i].name);
 		fputc('\t', out);
 		cli_text_escape(out, f->path);
 		fputc('\t', out);

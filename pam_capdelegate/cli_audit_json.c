@@ -23,10 +23,7 @@ static void json_name(FILE *out, const char *key, const char *s)
 static void json_subject(FILE *out, enum cd_subject_kind kind, const char *name)
 {
 	fprintf(out, "\"kind\":\"%s\",\"subject\":", cli_subject_kind_str(kind));
-	if (kind == CD_SUBJECT_DEFAULT)
-		fputs("\"*\"", out);
-	else
-		fprintf(out, "\"%s%s\"", kind == CD_SUBJECT_GROUP ? "@" : "", name);
+	cli_json_subject(out, kind, name);
 }
 
 static void json_policy(FILE *out, const struct cli_audit *a)

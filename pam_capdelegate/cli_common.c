@@ -11,6 +11,7 @@
 
 #include "cd_apply.h"
 #include "cli_common.h"
+#include "cli_out.h"
 
 enum cd_status cli_load_policy(struct cd_policy *pol, const char *path)
 {
@@ -89,6 +90,27 @@ void cli_json_caps(FILE *out, cd_capmask m)
 		}
 	}
 	fputc(']', out);
+}
+
+void cli_print_subject(FILE *out, enum cd_subject_kind kind, const char *name)
+{
+	if (kind == CD_SUBJECT_DEFAULT) {
+		fputc('*', out);
+		return;
+	}
+	if (kind == CD_SUBJECT_GROUP)
+		fputc('@', out);
+	cli_text_escape(out, name);
+}
+
+void cli_json_subject(FILE *out, enum cd_subject_kind kind, const char *name)
+{
+	char *s = NULL;
+	if (kind == CD_SUBJECT_DEFAULT || asprintf(&s, "%s%s", kind == CD_SUBJECT_GROUP ? "@" : "",
+						   name) < 0)
+		s = NULL;
+	cli_json_string(out, s != NULL ? s : "*");
+	free(s);
 }
 
 int cli_parse_config_opt(int argc, char **argv, const char *usage, const char **config)

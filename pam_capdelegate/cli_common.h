@@ -30,6 +30,11 @@ const char *cli_fcaps_ignored(const struct cli_capfile *f);
 /* The bounding set X of this process (the best estimate of a login session's). */
 cd_capmask cli_bounding_set(void);
 
+/* A policy subject as the policy spells it: name, @group or *. Text (escaped) and JSON. The
+ * core only accepts plain names, but printing never relies on that. */
+void cli_print_subject(FILE *out, enum cd_subject_kind kind, const char *name);
+void cli_json_subject(FILE *out, enum cd_subject_kind kind, const char *name);
+
 /* "cap_a,cap_b" or "none" into @out (text), ["cap_a","cap_b"] (JSON). */
 void cli_print_caps(FILE *out, cd_capmask m);
 void cli_json_caps(FILE *out, cd_capmask m);

@@ -39,10 +39,7 @@ static void print_matches(const struct cd_policy *pol, const struct cd_grant *g)
 		fputs("match\t", stdout);
 		cli_text_escape(stdout, pol->path);
 		printf(":%zu\t%s\t", r->line, via_str(g->via));
-		if (r->kind == CD_SUBJECT_DEFAULT)
-			fputc('*', stdout);
-		else
-			printf("%s%s", r->kind == CD_SUBJECT_GROUP ? "@" : "", r->name);
+		cli_print_subject(stdout, r->kind, r->name);
 		fputc('\t', stdout);
 		cli_print_caps(stdout, r->caps);
 		fputc('\n', stdout);

@@ -97,7 +97,7 @@ found_getcap()  { grep -c . "$OUT/getcap.txt" || true; }
 found_filecap() { grep -c "^[a-z]* *$TREE/" "$OUT/filecap.txt" || true; }
 
 G=$(median_ms <<<"${TIMES[getcap]}")
-printf 'audit-bench: %d files, %d with capabilities, %d timed runs each, interleaved\n' "$NFILES" "$NCAPS" "$RUNS"
+printf 'audit-bench: %d files, %d with capabilities, %d timed runs each, interleaved; load average %s\n' "$NFILES" "$NCAPS" "$RUNS" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-22s %10s %14s %8s\n' tool "median ms" "x getcap -r" found
 for t in "${TOOLS[@]}"; do
   m=$(median_ms <<<"${TIMES[$t]}")
@@ -105,3 +105,14 @@ for t in "${TOOLS[@]}"; do
   printf '%-22s %10s %14s %8s\n' "$label" "$m" "$(awk -v a="$m" -v b="$G" 'BEGIN {printf "%.2f", a/b}')" \
     "$("found_$t")/$NCAPS"
 done
+
+# System calls per regular file, one untimed run each (strace is optional, not in ./lab deps).
+if command -v strace >/dev/null; then
+  for t in "${TOOLS[@]}"; do
+    strace -f -c -o "$OUT/strace.$t" bash -c "$(declare -f "run_$t"); CAPDELEGATE='$CAPDELEGATE' POLICY='$POLICY' TREE='$TREE' OUT='$OUT' run_$t"
+    calls=$(awk '$NF == "total" {print $(NF-2)}' "$OUT/strace.$t")
+    printf '%-22s %8s syscalls, %.2f per file\n' "$t" "$calls" "$(awk -v c="$calls" -v n="$NFILES" 'BEGIN {print c/n}')"
+  done
+else
+  echo "audit-bench: strace not installed: syscall counts skipped" >&2
+fi

@@ -143,8 +143,8 @@ static int file_findings(struct cli_audit *a, const struct cli_capfile *f, cd_ca
 	int rc = 0;
 	if (c->revision == 0)
 		return add_finding(a, "malformed", f->path, 0, 0,
-				   "security.capability value is malformed (%s): the kernel ignores "
-				   "it (and may refuse to execute the file)", c->error);
+				   "security.capability value is malformed (%s): execve of the file "
+				   "fails with EINVAL", c->error);
 	if (f->nosuid)
 		rc |= add_finding(a, "nosuid", f->path, 0, c->permitted | c->inheritable,
 				  "file is on a nosuid mount: its capabilities are ignored at exec");

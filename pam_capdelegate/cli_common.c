@@ -25,7 +25,7 @@ enum cd_status cli_load_policy(struct cd_policy *pol, const char *path)
 const char *cli_fcaps_ignored(const struct cli_capfile *f)
 {
 	if (f->caps.revision == 0)
-		return "malformed value";
+		return "malformed value (execve fails)";
 	if (f->nosuid)
 		return "nosuid mount";
 	/* security/commoncap.c rootid_owns_currentns: a revision-3 value applies only in a user

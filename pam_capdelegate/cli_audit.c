@@ -141,6 +141,10 @@ static int file_findings(struct cli_audit *a, const struct cli_capfile *f, cd_ca
 {
 	const struct cli_fcaps *c = &f->caps;
 	int rc = 0;
+	if (f->read_errno != 0)
+		return add_finding(a, "unreadable", f->path, 0, 0,
+				   "the kernel will not show this security.capability value (%s): "
+				   "rewrite it with setcap to know what it grants", c->error);
 	if (c->revision == 0)
 		return add_finding(a, "malformed", f->path, 0, 0,
 				   "security.capability value is malformed (%s): execve of the file "

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -24,6 +25,11 @@ enum cd_status cli_load_policy(struct cd_policy *pol, const char *path)
 
 const char *cli_fcaps_ignored(const struct cli_capfile *f)
 {
+	if (f->read_errno == EINVAL)
+		return "value not shown by the kernel: revision 1 (applies at exec) or malformed "
+		       "(execve fails)";
+	if (f->read_errno == EOVERFLOW)
+		return "revision 3 rootid outside this user namespace";
 	if (f->caps.revision == 0)
 		return "malformed value (execve fails)";
 	if (f->nosuid)

@@ -1,8 +1,8 @@
 /*
  * cli_decode.c - `capdelegate decode HEX`: decode a raw security.capability value, such as
  * `getfattr -e hex -n security.capability FILE` prints. It exists because the kernel refuses
- * to store some values (revision 1 since 4.14 via setxattr), so the decoder must be testable
- * on bytes alone, and because an administrator may want to read a value from a disk image.
+ * to store, and getxattr to show, revision-1 and malformed values (security/commoncap.c), so
+ * such values can only be read from a disk image (debugfs ea_get) and decoded here.
  */
 #include "config.h"
 

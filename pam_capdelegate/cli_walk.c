@@ -102,9 +102,11 @@ static void report(struct worker *k, const char *path, const char *what, int err
 	funlockfile(stderr);
 }
 
+/* @len < 0: the kernel refused to show the value, errno says why (see cli_capfile). */
 static int record(struct worker *k, const char *path, const unsigned char *val, ssize_t len,
 		  int nosuid)
 {
+	int read_errno = len < 0 ? errno : 0;
 	struct cli_scan *s = k->w->scan;
 	int ret = 0;
 	pthread_mutex_lock(&k->w->lock);
@@ -119,13 +121,14 @@ static int record(struct worker *k, const char *path, const unsigned char *val, 
 		s->cap = ncap;
 	}
 	struct cli_capfile *f = &s->files[s->nfiles];
-	*f = (struct cli_capfile){ .nosuid = nosuid };
+	*f = (struct cli_capfile){ .nosuid = nosuid, .read_errno = read_errno };
 	if ((f->path = strdup(path)) == NULL) {
 		ret = -1;
 		goto out;
 	}
 	if (len < 0) {
-		f->caps.error = "longer than any revision";
+		f->caps.error = read_errno == EOVERFLOW ? "rootid outside this user namespace" :
+				"not shown by the kernel: revision 1 or malformed";
 	} else {
 		cli_fcaps_decode(val, (size_t)len, &f->caps);
 		f->rawlen = (size_t)len < sizeof(f->raw) ? (size_t)len : sizeof(f->raw);
@@ -159,19 +162,29 @@ static ssize_t read_fcaps(const struct worker *k, int dirfd, const char *name, c
 	return n;
 }
 
+/* What getxattr said about one file: a value, a value it will not show, or none. */
+static int classify(struct worker *k, const char *path, const unsigned char *val, ssize_t n,
+		    int nosuid)
+{
+	if (n >= 0)
+		return record(k, path, val, n, nosuid);
+	if (errno == EINVAL || errno == EOVERFLOW || errno == ERANGE) {
+		if (errno == ERANGE)	/* longer than any valid value: as good as malformed */
+			errno = EINVAL;
+		return record(k, path, val, -1, nosuid);
+	}
+	if (errno != ENODATA && errno != ENOTSUP && errno != ENOENT)
+		report(k, path, "cannot read " CLI_XATTR_NAME, errno);
+	return 0;
+}
+
 static int check_file(struct worker *k, int dirfd, const char *name, const char *path,
 		      size_t pathlen, int nosuid)
 {
 	unsigned char val[XATTR_BUF];
 	k->nregular++;
 	ssize_t n = read_fcaps(k, dirfd, name, path, pathlen, val);
-	if (n >= 0)
-		return record(k, path, val, n, nosuid);
-	if (errno == ERANGE)	/* longer than any valid value: still a finding */
-		return record(k, path, val, -1, nosuid);
-	if (errno != ENODATA && errno != ENOTSUP && errno != ENOENT)
-		report(k, path, "cannot read " CLI_XATTR_NAME, errno);
-	return 0;
+	return classify(k, path, val, n, nosuid);
 }
 
 static int enqueue(struct walker *w, const char *path, size_t len, dev_t dev, int nosuid)
@@ -379,11 +392,7 @@ static int walk_root_file(struct worker *k, const char *root)
 	k->nregular++;
 	/* A root named on the command line is followed if it is a symlink: the user asked for it. */
 	ssize_t n = getxattr(root, CLI_XATTR_NAME, val, XATTR_BUF);
-	if (n >= 0 || errno == ERANGE)
-		return record(k, root, val, n >= 0 ? n : -1, nosuid);
-	if (errno != ENODATA && errno != ENOTSUP)
-		report(k, root, "cannot read " CLI_XATTR_NAME, errno);
-	return 0;
+	return classify(k, root, val, n, nosuid);
 }
 
 /* Every directory, the root too, is read by worker threads: they change their own working

@@ -21,6 +21,11 @@ struct cli_capfile {
 	size_t rawlen;		/* bytes of the xattr value */
 	unsigned char raw[CLI_XATTR_MAX];
 	int nosuid;		/* on a nosuid mount: the kernel ignores its capabilities at exec */
+	/* The file has a value the kernel would not show us (caps.revision is 0 then):
+	 * EINVAL: not a revision 2 or 3 value (revision 1, or malformed); getxattr converts only
+	 * those (security/commoncap.c cap_inode_getsecurity).
+	 * EOVERFLOW: a revision 3 rootid that does not map into our user namespace. */
+	int read_errno;
 };
 
 struct cli_scan {

@@ -439,6 +439,29 @@ t_audit_processes() {
   cd_nss audit --config "$p" "$CASE_DIR"; no_match "$OUT" "^process"
 }
 
+# Revision-1 and malformed values cannot be written through setxattr, and getxattr will not
+# show them (EINVAL): an ext4 image written by debugfs holds them, mounted through a loop device.
+t_audit_unreadable_values() {
+  need_root; local p d="$CASE_DIR/img"; p=$(std_policy)
+  command -v debugfs >/dev/null && command -v mke2fs >/dev/null || skip "e2fsprogs missing"
+  mkdir -p "$d/src" "$d/mnt"
+  : >"$d/src/rev1"; : >"$d/src/bad"; : >"$d/src/plain"
+  truncate -s 8M "$d/fs.img"
+  mke2fs -q -t ext4 -d "$d/src" -F "$d/fs.img" >&2
+  printf '\001\000\000\001\000\040\000\000\000\000\000\000' >"$d/v1"   # =ep cap_net_raw
+  printf '\000\000\000\005\000\000\000\000' >"$d/vbad"                    # revision 5
+  debugfs -w -R "ea_set -f $d/v1 /rev1 security.capability" "$d/fs.img" 2>/dev/null
+  debugfs -w -R "ea_set -f $d/vbad /bad security.capability" "$d/fs.img" 2>/dev/null
+  mount -o loop,ro "$d/fs.img" "$d/mnt" 2>/dev/null || skip "cannot loop-mount an image here"
+  cd_nss audit --config "$p" "$d/mnt" || true
+  umount "$d/mnt"
+  [ "$(count_lines "$OUT" '^file')" -eq 2 ] || fail "want the 2 files with values"
+  want_text "$OUT" "file	$d/mnt/rev1	0	none	none	no	-	value not shown by the kernel"
+  want_text "$OUT" "finding	unreadable	$d/mnt/bad	none	"
+  want_text "$OUT" "finding	unreadable	$d/mnt/rev1	none	"
+  want_text "$OUT" "0 errors"
+}
+
 t_audit_skips_pseudo_mounts() {
   need_root; local p t; p=$(std_policy); t="$CASE_DIR/tree"
   capfile "$t/ping_i" cap_net_raw=i
@@ -484,7 +507,7 @@ CASES=(
   audit_revisions audit_matrix audit_finding_permitted audit_finding_rootid
   audit_finding_undelegated audit_finding_unused_grant audit_finding_writable_file
   audit_finding_writable_dir audit_finding_nosuid audit_clean_exit audit_policy_rejected
-  audit_json_schema audit_hostile_names audit_processes audit_skips_pseudo_mounts
+  audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
   audit_single_file_and_threads audit_beyond_path_max
 )
 

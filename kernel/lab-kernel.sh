@@ -50,7 +50,7 @@ unpack() {
   local v; v=$(deb_version)
   if [ -f "$K/unpacked" ] && [ "$(cat "$K/unpacked")" = "$v" ] && [ -f "$SRC/Makefile" ]; then return; fi
   log "unpack $TARBALL ($PKG $v)"
-  rm -rf "$SRC" "$OBJ" "$K/applied" "$K/stamp" "$OUT"
+  rm -rf "$SRC" "$OBJ" "$K/applied" "$K/stamp" "$K/config-stamp" "$OUT"
   mkdir -p "$K"
   tar -C "$K" -xf "$TARBALL"
   mkdir -p "$K/applied"
@@ -73,6 +73,7 @@ tree_set() {
   for ((i = keep; i < ${#want[@]}; i++)); do
     f=$(printf '%s/%03d-%s' "$K/applied" "$i" "$(basename "${want[$i]}")")
     log "apply $(basename "${want[$i]}")"
+    patch -d "$SRC" -p1 -s -f --dry-run < "${want[$i]}" >&2 || die "${want[$i]} does not apply"
     patch -d "$SRC" -p1 -s -f --no-backup-if-mismatch < "${want[$i]}" >&2 || die "cannot apply ${want[$i]}"
     cp "${want[$i]}" "$f"
   done
@@ -82,9 +83,10 @@ series_paths() { while read -r p; do [ -n "$p" ] && echo "$HERE/patches/$p"; don
 
 configure() {
   log "configure: tinyconfig + kernel/guest.config"
-  make -s -C "$SRC" O="$OBJ" ARCH=x86_64 tinyconfig >/dev/null
+  make -s -C "$SRC" O="$OBJ" ARCH=x86_64 tinyconfig > "$K/merge_config.log" 2>&1 \
+    || { cat "$K/merge_config.log" >&2; die "tinyconfig failed"; }
   "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "$HERE/guest.config" \
-    > "$K/merge_config.log" 2>&1 || { cat "$K/merge_config.log" >&2; die "merge_config failed"; }
+    >> "$K/merge_config.log" 2>&1 || { cat "$K/merge_config.log" >&2; die "merge_config failed"; }
   make -s -C "$SRC" O="$OBJ" ARCH=x86_64 olddefconfig >/dev/null
   local line missing=0
   while read -r line; do
@@ -97,9 +99,10 @@ make_bzimage() {
   local t=$(date +%s) pid
   log "make -j2 bzImage (log: $K/make.log)"
   make -C "$SRC" O="$OBJ" ARCH=x86_64 -j2 bzImage > "$K/make.log" 2>&1 & pid=$!
+  local n=0
   while kill -0 "$pid" 2>/dev/null; do
-    sleep 20
-    kill -0 "$pid" 2>/dev/null && log "  building, $(( $(date +%s) - t )) s: $(tail -1 "$K/make.log" | cut -c1-60)"
+    sleep 1; n=$((n + 1))
+    [ $((n % 30)) -ne 0 ] || log "  building, $(( $(date +%s) - t )) s: $(tail -1 "$K/make.log" | cut -c1-60)"
   done
   wait "$pid" || { tail -30 "$K/make.log" >&2; die "kernel build failed"; }
   log "bzImage built in $(( $(date +%s) - t )) s"
@@ -115,7 +118,11 @@ build_kernel() {
   rm -f "$K/stamp"          # the tree is in flux until the build succeeds
   local ps; mapfile -t ps < <(series_paths; [ -z "${1:-}" ] || echo "$1")
   tree_set "${ps[@]}"
-  configure
+  # reconfigure only when the config inputs changed (a mutation touching Kconfig counts)
+  local ch; ch=$(inputs_hash "$( [ -n "${1:-}" ] && grep -q '^+++ .*Kconfig' "$1" && echo "$1")")
+  if [ ! -f "$K/config-stamp" ] || [ "$(cat "$K/config-stamp")" != "$ch" ] || [ ! -f "$OBJ/.config" ]; then
+    rm -f "$K/config-stamp"; configure; echo "$ch" > "$K/config-stamp"
+  fi
   make_bzimage
   echo "$h" > "$K/stamp"
 }
@@ -192,6 +199,7 @@ build_initramfs() {
 boot() {
   local t=$(date +%s) rc=0
   log "boot $(basename "$1") (TCG, timeout ${BOOT_TIMEOUT}s, console: $2)"
+  : > "$2"
   timeout -k 5 "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg -m 512 -smp 1 \
     -display none -monitor none -no-reboot -serial "file:$2" \
     -kernel "$1" -initrd "$OUT/initramfs.cpio.gz" \

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -227,6 +228,22 @@ static int enter_mount(struct worker *k, int fd, const char *path, int is_root, 
 static int process_dir(struct worker *k, int fd, char **buf, size_t *bufcap, size_t len,
 		       dev_t dev, int nosuid, int is_root);
 
+/* Is the directory @fd the root of a mount? (*mount is left alone otherwise.) A new
+ * device says so, and so does STATX_ATTR_MOUNT_ROOT (Linux 5.8), which also catches bind
+ * mounts of the same filesystem with other flags (nosuid). Same cost as the fstat it replaces. */
+static int dir_is_mount(int fd, dev_t parent, dev_t *here, int *mount)
+{
+	struct statx stx;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_SYNC_AS_STAT, STATX_TYPE, &stx) < 0)
+		return -1;
+	*here = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	if (*here != parent)
+		*mount = 1;
+	if (stx.stx_attributes_mask & stx.stx_attributes & STATX_ATTR_MOUNT_ROOT)
+		*mount = 1;
+	return 0;
+}
+
 static int grow(char **buf, size_t *cap, size_t need)
 {
 	if (need <= *cap)
@@ -295,12 +312,13 @@ static int handle_entry(struct worker *k, int fd, struct dirent64_raw *d, char *
 static int process_dir(struct worker *k, int fd, char **buf, size_t *bufcap, size_t len,
 		       dev_t dev, int nosuid, int is_root)
 {
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		report(k, *buf, "fstat", errno);
+	dev_t here;
+	int mount = is_root;	/* a walk root is looked at like a mount point */
+	if (dir_is_mount(fd, dev, &here, &mount) < 0) {
+		report(k, *buf, "statx", errno);
 		return 0;
 	}
-	if ((is_root || st.st_dev != dev) && !enter_mount(k, fd, *buf, is_root, &nosuid))
+	if (mount && !enter_mount(k, fd, *buf, is_root, &nosuid))
 		return 0;
 	k->ndirs++;
 	k->in_dir = k->own_cwd && fchdir(fd) == 0;
@@ -315,7 +333,7 @@ static int process_dir(struct worker *k, int fd, char **buf, size_t *bufcap, siz
 		for (long off = 0; off < n;) {
 			struct dirent64_raw *d = (struct dirent64_raw *)(k->dents + off);
 			off += d->d_reclen;
-			if (handle_entry(k, fd, d, buf, bufcap, len, st.st_dev, nosuid) < 0)
+			if (handle_entry(k, fd, d, buf, bufcap, len, here, nosuid) < 0)
 				return -1;
 		}
 	}

@@ -360,6 +360,19 @@ t_audit_finding_nosuid() {
   no_text "$OUT" "gain	alice	$t/ping_i"
 }
 
+t_audit_finding_nosuid_bind() {
+  # A nosuid bind mount of the same filesystem: same device, told apart by STATX_ATTR_MOUNT_ROOT.
+  need_root; local p t; p=$(std_policy); t="$CASE_DIR/tree"
+  capfile "$t/a/ping_i" cap_net_raw=i
+  mkdir -p "$t/b"
+  mount --bind "$t/a" "$t/b" 2>/dev/null || skip "cannot bind-mount here"
+  mount -o remount,bind,nosuid "$t/b" 2>/dev/null || { umount "$t/b"; skip "cannot remount nosuid here"; }
+  cd_nss audit --config "$p" "$t" || true
+  umount "$t/b"
+  want_line "$OUT" "file\t$t/a/ping_i\t2\tnone\tcap_net_raw\tno\t-\t-"
+  want_line "$OUT" "file\t$t/b/ping_i\t2\tnone\tcap_net_raw\tno\t-\tnosuid mount"
+}
+
 t_audit_clean_exit() {
   need_root; local p t; t="$CASE_DIR/tree"
   p=$(printf 'alice cap_net_raw\n' | policy)
@@ -506,7 +519,7 @@ CASES=(
   explain_default_paths explain_root_note explain_unknown_user explain_rejected_policy
   audit_revisions audit_matrix audit_finding_permitted audit_finding_rootid
   audit_finding_undelegated audit_finding_unused_grant audit_finding_writable_file
-  audit_finding_writable_dir audit_finding_nosuid audit_clean_exit audit_policy_rejected
+  audit_finding_writable_dir audit_finding_nosuid audit_finding_nosuid_bind audit_clean_exit audit_policy_rejected
   audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
   audit_single_file_and_threads audit_beyond_path_max
 )

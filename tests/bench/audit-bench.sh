@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# audit-bench.sh: `capdelegate audit` against `getcap -r` and libcap-ng's `filecap` on a
+# audit-bench.sh: `capdelegate audit` (2 threads, and 1) against `getcap -r` and libcap-ng's `filecap` on a
 # generated tree of 100,000 regular files, 50 of them carrying file capabilities (=ep, =ei, =i,
 # revision 2 via setcap and revision 3 with a rootid via raw setfattr). Runs are interleaved
 # and warm (one untimed round first); prints median wall time, ratio to getcap -r and files
@@ -77,9 +77,10 @@ POLICY="$OUT/policy.conf"
 printf '* cap_net_raw\n' >"$POLICY"; chmod 0644 "$POLICY"
 
 run_audit()   { "$CAPDELEGATE" audit --config "$POLICY" "$TREE" >"$OUT/audit.txt" 2>/dev/null || true; }
+run_audit1()  { "$CAPDELEGATE" audit --threads 1 --config "$POLICY" "$TREE" >"$OUT/audit1.txt" 2>/dev/null || true; }
 run_getcap()  { getcap -r "$TREE" >"$OUT/getcap.txt" 2>/dev/null || true; }
 run_filecap() { filecap "$TREE" >"$OUT/filecap.txt" 2>/dev/null || true; }
-TOOLS=(audit getcap filecap)
+TOOLS=(audit audit1 getcap filecap)
 
 ms_now() { date +%s%N; }
 declare -A TIMES
@@ -93,6 +94,7 @@ done
 
 median_ms() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {m=a[int((NR+1)/2)]; printf "%.1f", m/1000}'; }
 found_audit()   { grep -c '^file	' "$OUT/audit.txt" || true; }
+found_audit1()  { grep -c '^file	' "$OUT/audit1.txt" || true; }
 found_getcap()  { grep -c . "$OUT/getcap.txt" || true; }
 found_filecap() { grep -c "^[a-z]* *$TREE/" "$OUT/filecap.txt" || true; }
 
@@ -101,14 +103,17 @@ printf 'audit-bench: %d files, %d with capabilities, %d timed runs each, interle
 printf '%-22s %10s %14s %8s\n' tool "median ms" "x getcap -r" found
 for t in "${TOOLS[@]}"; do
   m=$(median_ms <<<"${TIMES[$t]}")
-  label=$t; [ "$t" = audit ] && label="capdelegate audit"; [ "$t" = getcap ] && label="getcap -r"
+  case $t in
+    audit) label="capdelegate audit" ;; audit1) label="  ... --threads 1" ;;
+    getcap) label="getcap -r" ;; *) label=$t ;;
+  esac
   printf '%-22s %10s %14s %8s\n' "$label" "$m" "$(awk -v a="$m" -v b="$G" 'BEGIN {printf "%.2f", a/b}')" \
     "$("found_$t")/$NCAPS"
 done
 
 # System calls per regular file, one untimed run each (strace is optional, not in ./lab deps).
 if command -v strace >/dev/null; then
-  for t in "${TOOLS[@]}"; do
+  for t in audit getcap filecap; do
     strace -f -c -o "$OUT/strace.$t" bash -c "$(declare -f "run_$t"); CAPDELEGATE='$CAPDELEGATE' POLICY='$POLICY' TREE='$TREE' OUT='$OUT' run_$t"
     calls=$(awk '$NF == "total" {print $(NF-2)}' "$OUT/strace.$t")
     printf '%-22s %8s syscalls, %.2f per file\n' "$t" "$calls" "$(awk -v c="$calls" -v n="$NFILES" 'BEGIN {print c/n}')"

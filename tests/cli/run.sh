@@ -545,6 +545,14 @@ run_case() {
   fi
 }
 
+# A case stopped half-way may leave a mount behind: unmount it, and never let rm cross one.
+cleanup() {
+  if [ "$(id -u)" -eq 0 ]; then
+    awk -v w="$WORK" '$2 ~ "^"w {print $2}' /proc/self/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
+  fi
+  rm -rf --one-file-system "$WORK"
+}
+
 main() {
   case "${1:-}" in
     -h|--help) usage; exit 0 ;;
@@ -554,7 +562,7 @@ main() {
   command -v python3 >/dev/null || { echo "tests/cli: python3 missing (./lab deps)" >&2; exit 2; }
   [ -n "$NSS_WRAPPER_LIB" ] || { echo "tests/cli: libnss_wrapper.so missing (./lab deps)" >&2; exit 2; }
   WORK=$(mktemp -d /tmp/capdelegate-cli.XXXXXX)
-  trap 'rm -rf "$WORK"' EXIT
+  trap cleanup EXIT
   make_nss
   local c
   for c in "${@:-${CASES[@]}}"; do run_case "$c"; done

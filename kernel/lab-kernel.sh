@@ -9,7 +9,7 @@ CACHE="${LAB_CACHE:-${CAPDELEGATE_CACHE:-$ROOT/.cache}}"
 K="$CACHE/kernel"                 # everything of ours lives here
 SRC="$K/linux-source-6.1"         # unpacked tree, series applied in place
 OBJ="$K/build"                    # O= build dir: never moved or copied
-OUT="$K/out"                      # stable artifacts: bzImage, selftests/, fixtures.img
+OUT="$K/out"                      # stable artifacts: bzImage, selftests/, fixtures.img, run-as
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 PKG=linux-source-6.1
 SELFTESTS=(test_inheritable test_caps64 test_execve)
@@ -87,7 +87,8 @@ configure() {
     || { cat "$K/merge_config.log" >&2; die "tinyconfig failed"; }
   "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "$HERE/guest.config" \
     >> "$K/merge_config.log" 2>&1 || { cat "$K/merge_config.log" >&2; die "merge_config failed"; }
-  make -s -C "$SRC" O="$OBJ" ARCH=x86_64 olddefconfig >/dev/null
+  make -s -C "$SRC" O="$OBJ" ARCH=x86_64 olddefconfig >> "$K/merge_config.log" 2>&1 \
+    || { cat "$K/merge_config.log" >&2; die "olddefconfig failed"; }
   local line missing=0
   while read -r line; do
     case "$line" in CONFIG_*) grep -qxF "$line" "$OBJ/.config" || { log "config: $line dropped"; missing=1; } ;; esac
@@ -129,8 +130,8 @@ build_kernel() {
 
 build_selftests() {
   local d="$SRC/tools/testing/selftests/capabilities" o="$OUT/selftests" t
-  mkdir -p "$o"
-  log "selftests: static ${SELFTESTS[*]} validate_cap run-as"
+  rm -rf "$o"; mkdir -p "$o"
+  log "selftests: static ${SELFTESTS[*]} validate_cap, and run-as"
   for t in test_inheritable test_caps64; do
     gcc -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter -static -o "$o/$t" "$d/$t.c"
   done
@@ -139,7 +140,10 @@ build_selftests() {
     gcc -std=gnu11 -O2 -Wall -static -o "$o/$t" "$d/$t.c" -lcap-ng 2> "$K/$t.link.log" \
       || { cat "$K/$t.link.log" >&2; die "selftests: $t does not build"; }
   done
-  gcc -std=gnu11 -O2 -Wall -Wextra -static -o "$o/run-as" "$HERE/guest/run-as.c"
+  # validate_cap is test_execve's exec target (it copies it to a tmpfs with mode 0700): kept
+  # non-executable so that a runner executing every program of the directory skips it
+  chmod 0644 "$o/validate_cap"
+  gcc -std=gnu11 -O2 -Wall -Wextra -static -o "$OUT/run-as" "$HERE/guest/run-as.c"
 }
 
 # security.capability values exec must see but setxattr refuses: placed with debugfs.
@@ -191,6 +195,7 @@ build_initramfs() {
   cp /bin/busybox "$d/bin/busybox"
   cp "$HERE/guest/init.sh" "$d/init"
   cp "$OUT/selftests"/* "$d/selftests/"
+  cp "$OUT/run-as" "$d/bin/run-as"
   (cd "$d" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) > "$OUT/initramfs.cpio.gz"
   rm -rf "$d"
 }

@@ -21,7 +21,7 @@ run() {
 }
 for t in test_inheritable test_caps64; do
   run "root $t" /selftests/$t
-  run "uid1000 $t" /selftests/run-as 1000 13,34 /selftests/$t
+  run "uid1000 $t" /bin/run-as 1000 13,34 /selftests/$t
 done
 # upstream's ambient-capability test, as root (as non-root it needs user namespaces)
 run "root test_execve" /selftests/test_execve

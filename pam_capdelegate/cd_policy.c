@@ -55,9 +55,9 @@ static void syntax_error(struct parser *p, size_t line, const char *why, const c
 	if (tok != NULL && len > 0) {
 		char quoted[MAX_QUOTED * 4 + 8];
 		cd_quote(quoted, sizeof(quoted), tok, len, MAX_QUOTED);
-		cd_log(p->log, LOG_ERR, "%s:%zu: %s: '%s'", p->pol->path, line, why, quoted);
+		cd_log(p->log, LOG_ERR, "%s:%zu: %s: '%s'", p->pol->shown, line, why, quoted);
 	} else {
-		cd_log(p->log, LOG_ERR, "%s:%zu: %s", p->pol->path, line, why);
+		cd_log(p->log, LOG_ERR, "%s:%zu: %s", p->pol->shown, line, why);
 	}
 }
 
@@ -185,16 +185,16 @@ static enum cd_status open_policy(struct cd_policy *pol, const struct cd_load_op
 	int fd = open(pol->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT) {
-			cd_log(log, LOG_WARNING, "%s: policy file missing: no capabilities granted", pol->path);
+			cd_log(log, LOG_WARNING, "%s: policy file missing: no capabilities granted", pol->shown);
 			return CD_POLICY_MISSING;
 		}
-		cd_log(log, LOG_ERR, "%s: cannot open: %m: no capabilities granted", pol->path);
+		cd_log(log, LOG_ERR, "%s: cannot open: %m: no capabilities granted", pol->shown);
 		return CD_POLICY_SYSERR;
 	}
 	struct stat st;
 	const char *unsafe = NULL;
 	if (fstat(fd, &st) < 0) {
-		cd_log(log, LOG_ERR, "%s: cannot stat: %m: no capabilities granted", pol->path);
+		cd_log(log, LOG_ERR, "%s: cannot stat: %m: no capabilities granted", pol->shown);
 		close(fd);
 		return CD_POLICY_SYSERR;
 	}
@@ -208,7 +208,7 @@ static enum cd_status open_policy(struct cd_policy *pol, const struct cd_load_op
 		unsafe = "larger than the size limit";
 	if (unsafe != NULL) {
 		cd_log(log, LOG_ERR, "%s: unsafe policy file (%s; owner uid %u, mode %04o, %lld bytes): "
-		       "policy rejected, no capabilities granted", pol->path, unsafe,
+		       "policy rejected, no capabilities granted", pol->shown, unsafe,
 		       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (long long)st.st_size);
 		close(fd);
 		return CD_POLICY_UNSAFE;
@@ -242,7 +242,7 @@ static enum cd_status read_rules(struct parser *p, FILE *fp, size_t max_bytes)
 		if (total > max_bytes) {
 			/* It grew after fstat: same verdict as a big file. */
 			cd_log(p->log, LOG_ERR, "%s: larger than the size limit (%zu bytes) while reading: "
-			       "policy rejected, no capabilities granted", pol->path, max_bytes);
+			       "policy rejected, no capabilities granted", pol->shown, max_bytes);
 			free(line);
 			return CD_POLICY_UNSAFE;
 		}
@@ -254,16 +254,16 @@ static enum cd_status read_rules(struct parser *p, FILE *fp, size_t max_bytes)
 	int read_failed = ferror(fp);
 	free(line);
 	if (p->out_of_memory || read_failed) {
-		cd_log(p->log, LOG_ERR, "%s: %s: no capabilities granted", pol->path,
+		cd_log(p->log, LOG_ERR, "%s: %s: no capabilities granted", pol->shown,
 		       p->out_of_memory ? "out of memory" : "read error");
 		return CD_POLICY_SYSERR;
 	}
 	if (pol->nerrors > 0) {
 		if (pol->nerrors > MAX_REPORTED_ERRORS)
-			cd_log(p->log, LOG_ERR, "%s: %zu more errors not shown", pol->path,
+			cd_log(p->log, LOG_ERR, "%s: %zu more errors not shown", pol->shown,
 			       pol->nerrors - MAX_REPORTED_ERRORS);
 		cd_log(p->log, LOG_ERR, "%s: policy rejected (%zu error%s): no capabilities granted",
-		       pol->path, pol->nerrors, pol->nerrors == 1 ? "" : "s");
+		       pol->shown, pol->nerrors, pol->nerrors == 1 ? "" : "s");
 		return CD_POLICY_SYNTAX;
 	}
 	return CD_POLICY_OK;
@@ -280,8 +280,12 @@ enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 	size_t max_bytes = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES;
 	memset(pol, 0, sizeof(*pol));
 	pol->path = strdup(path);
-	if (pol->path == NULL)
+	/* Paths come from options and command lines: print them escaped like any other input. */
+	size_t plen = strlen(path);
+	pol->shown = malloc(plen * 4 + 8);
+	if (pol->path == NULL || pol->shown == NULL)
 		return pol->status = CD_POLICY_SYSERR;
+	cd_quote(pol->shown, plen * 4 + 8, path, plen, plen);
 	pol->status = open_policy(pol, opts, max_bytes, log, &fp);
 	if (pol->status != CD_POLICY_OK)
 		return pol->status;
@@ -298,5 +302,6 @@ void cd_policy_free(struct cd_policy *pol)
 {
 	drop_rules(pol);
 	free(pol->path);
-	pol->path = NULL;
+	free(pol->shown);
+	pol->path = pol->shown = NULL;
 }

@@ -56,6 +56,7 @@ struct cd_load_opts {
 
 struct cd_policy {
 	char *path;
+	char *shown;		/* the path as messages print it: escaped (cd_quote) */
 	enum cd_status status;
 	size_t nerrors;		/* syntax errors found (each logged as FILE:LINE: message) */
 	struct cd_rule *rules;	/* kept rules, in file order */
@@ -97,6 +98,9 @@ extern const unsigned char cd_cclass[256];
 
 /* Why a user got what they got. */
 enum cd_match_kind { CD_MATCH_NONE, CD_MATCH_USER, CD_MATCH_GROUP, CD_MATCH_DEFAULT };
+
+/* "user", "group", "default" or "none", as the module logs and the CLI prints it. */
+const char *cd_match_str(enum cd_match_kind via);
 
 struct cd_grant {
 	cd_capmask caps;

@@ -11,6 +11,17 @@
 
 #include "cd_policy.h"
 
+const char *cd_match_str(enum cd_match_kind via)
+{
+	switch (via) {
+	case CD_MATCH_USER: return "user";
+	case CD_MATCH_GROUP: return "group";
+	case CD_MATCH_DEFAULT: return "default";
+	case CD_MATCH_NONE: break;
+	}
+	return "none";
+}
+
 static int in_groups(const struct cd_user *u, const char *group)
 {
 	for (size_t i = 0; i < u->ngroups; i++)

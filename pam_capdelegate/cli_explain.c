@@ -21,24 +21,13 @@ static const char usage[] =
 	"pP' = (X & fP) | (pI & fI), pE' = fE ? pP' : 0 (X: the bounding set).\n"
 	"Exit 0; 2 if USER is unknown or the policy is rejected (login then grants nothing).\n";
 
-static const char *via_str(enum cd_match_kind via)
-{
-	switch (via) {
-	case CD_MATCH_USER: return "user";
-	case CD_MATCH_GROUP: return "group";
-	case CD_MATCH_DEFAULT: return "default";
-	case CD_MATCH_NONE: break;
-	}
-	return "none";
-}
-
 static void print_matches(const struct cd_policy *pol, const struct cd_grant *g)
 {
 	for (size_t i = 0; i < g->nmatched; i++) {
 		const struct cd_rule *r = g->matched[i];
 		fputs("match\t", stdout);
 		cli_text_escape(stdout, pol->path);
-		printf(":%zu\t%s\t", r->line, via_str(g->via));
+		printf(":%zu\t%s\t", r->line, cd_match_str(g->via));
 		cli_print_subject(stdout, r->kind, r->name);
 		fputc('\t', stdout);
 		cli_print_caps(stdout, r->caps);
@@ -169,7 +158,7 @@ static int cli_explain_user(const char *name, const char *config, char **paths, 
 	print_matches(&pol, &g);
 	fputs("pI\t", stdout);
 	cli_print_caps(stdout, g.caps);
-	printf("\t%s\n", via_str(g.via));
+	printf("\t%s\n", cd_match_str(g.via));
 	if (u.uid == 0)	/* security/commoncap.c handle_privileged_root */
 		puts("note\troot gains the whole bounding set at every exec unless SECBIT_NOROOT "
 		     "is set; the exec records show the file-capability rule only");

@@ -92,17 +92,6 @@ static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct o
 	}
 }
 
-static const char *via_str(enum cd_match_kind via)
-{
-	switch (via) {
-	case CD_MATCH_USER: return "user";
-	case CD_MATCH_GROUP: return "group";
-	case CD_MATCH_DEFAULT: return "default";
-	case CD_MATCH_NONE: break;
-	}
-	return "none";
-}
-
 static char *rules_text(const char *path, const struct cd_grant *g)
 {
 	char *out = NULL;
@@ -178,7 +167,7 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 	s->status = pol.status;
 	s->caps = g.caps;
 	s->via = g.via;
-	s->rules = rules_text(o->config, &g);
+	s->rules = rules_text(pol.shown, &g);
 	cd_grant_free(&g);
 	cd_policy_free(&pol);
 	cd_user_free(&u);
@@ -246,7 +235,7 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 	pam_syslog(pamh, LOG_NOTICE,
 		   "user=%s granted=%s via=%s rules=%s policy=%s delegated=%s "
 		   "dropped_bounding=%s dropped_no_setpcap=%s cleared=%s",
-		   s->shown, granted ? granted : "?", via_str(s->via), s->rules, cd_status_str(s->status),
+		   s->shown, granted ? granted : "?", cd_match_str(s->via), s->rules, cd_status_str(s->status),
 		   delegated ? delegated : "?", bound ? bound : "?", nopcap ? nopcap : "?",
 		   cleared ? cleared : "?");
 	if (r->dropped_bounding)

@@ -28,6 +28,7 @@ usage: kernel/lab-kernel.sh COMMAND
   test                  boot the kernel in QEMU (TCG) and print PASS/FAIL/SKIP<TAB>name per case
   mutation              apply each kernel/mutations/*.patch on top of the series, rebuild, boot,
                         and require failures: PASS<TAB>mutation NAME caught by: ...
+  results CONSOLE.LOG    print the result lines of a saved console log (expects the tree built)
   --help                this text
 
 Environment: LAB_CACHE (default ./.cache), LAB_KERNEL_BOOT_TIMEOUT (seconds, default 420).
@@ -290,6 +291,7 @@ main() {
     path) shift; cmd_path "$@" ;;
     test) with_lock cmd_test ;;
     mutation) with_lock cmd_mutation ;;
+    results) [ -f "${2:-}" ] || die "results: expected a console log"; results "$2" ;;
     -h|--help|help) usage ;;
     *) usage >&2; exit 2 ;;
   esac

@@ -179,7 +179,8 @@ build_fixtures() {
 # Build everything for the series; artifacts in $OUT are replaced only by a clean series build.
 cmd_build() {
   build_kernel ""
-  local h; h=$(cat "$K/stamp")
+  # selftests, fixtures and initramfs also depend on this script and guest/
+  local h; h=$({ cat "$K/stamp" "$HERE/lab-kernel.sh" "$HERE"/guest/*; } | sha256sum | cut -c1-16)
   if [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$h" ]; then return; fi
   mkdir -p "$OUT"
   build_selftests

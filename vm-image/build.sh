@@ -87,6 +87,8 @@ install -m 755 "$here/init" "$stage/sbin/capdelegate-init"
 install -m 644 "$LAB_ROOT/config/capdelegate.conf" "$stage/etc/security/capdelegate.conf"
 install -m 644 "$here/issue" "$stage/etc/issue"
 echo capdelegate >"$stage/etc/hostname"
+# pam_env in Debian's login stack reads it; without it every login logs an error.
+echo 'LANG=C.UTF-8' >"$stage/etc/default/locale"
 # Root holds no capabilities in the guest and so cannot power it off; PID 1 does it on SIGUSR1
 # (same uid, so no capability is needed to send it).
 printf '#!/bin/sh\n# Ask PID 1 to power the guest off (root has no CAP_SYS_BOOT here).\nexec kill -USR1 1\n' \

@@ -38,6 +38,8 @@ else
   rm -rf "$base.tmp"
   "$here/base.sh" "$base.tmp" >"$vmc/base.log" 2>&1 || { tail -n 30 "$vmc/base.log" >&2; exit 1; }
   mv "$base.tmp" "$base"
+  # Bases of older package lists are dead weight (~100 MB each).
+  find "$vmc" -maxdepth 1 -name 'base-*' ! -name "base-$base_key" -exec rm -rf {} +
   log "base: done ($(du -sh "$base" | cut -f1))"
 fi
 

@@ -64,7 +64,7 @@ boot() {
   log "boot $name: logging in as $users, then root"
   [ "${3:-}" = fixtures ] && [ -n "$fixtures" ] && extra=(--fixtures "$fixtures")
   expect "$here/login.exp" "$work/$name/transcript" "$users" \
-    "$LAB_ROOT/vm-image/run.sh" --quiet --timeout 1200 --overlay "$work/$name/overlay.tar" "${extra[@]}" \
+    "$LAB_ROOT/vm-image/run.sh" --quiet --timeout 600 --overlay "$work/$name/overlay.tar" "${extra[@]}" \
     || log "boot $name: login.exp failed (see $work/$name/transcript)"
   # Facts are "@@ key=value" lines; strip CRs and terminal escapes (bash's bracketed paste).
   tr -d '\r' <"$work/$name/transcript" | sed 's/\x1b\[[?0-9;]*[a-zA-Z]//g' | awk '
@@ -140,6 +140,15 @@ ping_check demo alice ok; ping_check demo erin ok
 ping_check demo bob eperm; ping_check demo dave eperm; ping_check demo carol eperm
 dmesg_check demo carol ok; dmesg_check demo bob eperm
 check demo/root/no-capabilities "CapInh/Prm/Eff/Amb not all 0" all_zero demo root
+# login's sets, as PID 1 gave them: exactly chown, fowner, setgid, setuid, setpcap (0x1c9) in pP;
+# the bounding set adds net_raw and syslog (0x4000021c9); NOROOT + NOROOT_LOCKED in every session.
+check demo/login-CapPrm-exactly-login-needs "CapPrm=$(fact demo alice login.CapPrm)" \
+  hex_eq "$(fact demo alice login.CapPrm)" 0x1c9
+check demo/bounding-set "CapBnd=$(fact demo alice shell.CapBnd)" hex_eq "$(fact demo alice shell.CapBnd)" 0x4000021c9
+for u in alice root; do
+  check "demo/$u/securebits-noroot-locked" "$(fact demo $u securebits)" \
+    eval '[[ $(fact demo $u securebits) == "03/0x3/"* ]]'
+done
 check demo/sysctl-dmesg_restrict "$(fact demo alice sysctl.dmesg_restrict)" [ "$(fact demo alice sysctl.dmesg_restrict)" = 1 ]
 check demo/sysctl-ping_group_range "$(fact demo alice sysctl.ping_group_range)" [ "$(fact demo alice sysctl.ping_group_range)" = "1 0" ]
 getcaps=$(fact demo root getcap)

@@ -27,6 +27,9 @@ esac
 
 log() { printf '[vm-image %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
 mkdir -p "$vmc"
+# One build at a time per cache: ./lab run and ./lab test may run at once in a shared checkout.
+exec 9>"$vmc/lock"
+flock -w 900 9 || { echo "build.sh: $vmc/lock still held after 900 s" >&2; exit 1; }
 
 # --- stage 1: Debian base (cached by the hash of base.sh) -------------------------------------
 base_key=$(cat "$here/base.sh" | sha256sum | cut -c1-16)

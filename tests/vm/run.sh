@@ -15,7 +15,7 @@ work=${LAB_RESULTS:-$LAB_ROOT/_results}/vm
 T0=$(date +%s)
 
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
-  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
   echo "usage: tests/vm/run.sh [--help]   (transcripts in \$LAB_RESULTS/vm)"
   exit 0
 fi
@@ -38,8 +38,12 @@ kernel=${CAPDELEGATE_KERNEL:-$("$LAB_ROOT/kernel/lab-kernel.sh" path bzimage)} \
   || { log "no guest kernel (kernel/lab-kernel.sh path bzimage failed)"; exit 2; }
 export CAPDELEGATE_KERNEL=$kernel
 "$LAB_ROOT/vm-image/build.sh" >/dev/null || { log "image build failed"; exit 2; }
-selftests=$("$LAB_ROOT/kernel/lab-kernel.sh" path selftests 2>/dev/null) || selftests=""
-fixtures=$("$LAB_ROOT/kernel/lab-kernel.sh" path fixtures 2>/dev/null) || fixtures=""
+# CAPDELEGATE_SELFTESTS / CAPDELEGATE_FIXTURES override the kernel series' paths (set but empty:
+# none, e.g. to check the login tests against a mutated module without the kernel cache).
+if [ -n "${CAPDELEGATE_SELFTESTS+set}" ]; then selftests=$CAPDELEGATE_SELFTESTS
+else selftests=$("$LAB_ROOT/kernel/lab-kernel.sh" path selftests 2>/dev/null) || selftests=""; fi
+if [ -n "${CAPDELEGATE_FIXTURES+set}" ]; then fixtures=$CAPDELEGATE_FIXTURES
+else fixtures=$("$LAB_ROOT/kernel/lab-kernel.sh" path fixtures 2>/dev/null) || fixtures=""; fi
 rm -rf "$work"; mkdir -p "$work"
 
 # make_overlay NAME POLICY MODE [selftests]: the tar archive PID 1 extracts before login starts.
@@ -165,7 +169,7 @@ poweroff_check demo
 
 # The kernel series' selftests, run by the guest's PID 1 with full capabilities.
 if [ -z "$selftests" ] || [ ! -d "$selftests" ]; then
-  skip selftests "kernel/lab-kernel.sh path selftests gave no directory (kernel series not built yet)"
+  skip selftests "no selftests directory (kernel/lab-kernel.sh path selftests, or CAPDELEGATE_SELFTESTS)"
 else
   check selftests/ran "no selftests-done marker" grep -q $'\tselftests-done$' "$work/demo/facts"
   check selftests/kunit-ran "no KUnit result in the guest's kernel log" \

@@ -23,13 +23,15 @@ static cd_capmask mask_of(cap_t c, cap_flag_t flag)
 	return m;
 }
 
-/* Capabilities the kernel does not know (beyond cap_max_bits) count as outside the bound. */
-static cd_capmask bounding_mask(void)
+/* The bits of @of that lie in the bounding set. Each bit costs a prctl(PR_CAPBSET_READ), so at
+ * login only the granted bits are asked about. Capabilities the kernel does not know (beyond
+ * cap_max_bits) count as outside the bound. */
+static cd_capmask bounding_mask(cd_capmask of)
 {
 	cd_capmask m = 0;
 	cap_value_t max = cap_max_bits();
 	for (cap_value_t cap = 0; cap < max && cap < 64; cap++)
-		if (cap_get_bound(cap) == 1)
+		if ((of & BIT(cap)) && cap_get_bound(cap) == 1)
 			m |= BIT(cap);
 	return m;
 }
@@ -42,7 +44,7 @@ int cd_read_process_caps(cd_capmask *pi, cd_capmask *pp, cd_capmask *pe, cd_capm
 	*pi = mask_of(c, CAP_INHERITABLE);
 	*pp = mask_of(c, CAP_PERMITTED);
 	*pe = mask_of(c, CAP_EFFECTIVE);
-	*bound = bounding_mask();
+	*bound = bounding_mask(~(cd_capmask)0);
 	cap_free(c);
 	return 0;
 }
@@ -73,7 +75,7 @@ int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r)
 	int have_setpcap = (mask_of(c, CAP_EFFECTIVE) & BIT(CAP_SETPCAP)) != 0;
 
 	cd_capmask want = wanted;
-	r->dropped_bounding = want & ~bounding_mask();
+	r->dropped_bounding = want & ~bounding_mask(want);
 	want &= ~r->dropped_bounding;
 	if (!have_setpcap) {
 		r->dropped_no_setpcap = want & ~(pp | old_pi);

@@ -104,8 +104,6 @@ const unsigned char cd_cclass[256] = {
 	/* everything else (@ * $ and bytes >= 0x80 among them) is CD_CL_OTHER, 0 */
 };
 
-#define CLASS(c) cd_cclass[(unsigned char)(c)]
-
 static int all_digits(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
@@ -153,23 +151,16 @@ static int caps_error(struct cd_caps_error *err, const char *why, size_t off, si
 	return -1;
 }
 
-static size_t skip_blanks(const char *t, size_t i, size_t len)
-{
-	while (i < len && CLASS(t[i]) == CD_CL_BLANK)
-		i++;
-	return i;
-}
-
 /* The error for a byte that cannot follow a capability name. */
 static int bad_byte(const char *t, size_t i, size_t len, size_t start, struct cd_caps_error *err)
 {
-	switch (CLASS(t[i])) {
+	switch (cd_class(t[i])) {
 	case CD_CL_CTRL:
 		return caps_error(err, "control character in line", i, 1);
 	case CD_CL_NAME:
 		return caps_error(err, "expected ',' between capabilities", i, 0);
 	default:	/* a byte no capability name has: show the whole token */
-		while (i < len && (CLASS(t[i]) == CD_CL_NAME || CLASS(t[i]) == CD_CL_OTHER))
+		while (i < len && (cd_class(t[i]) == CD_CL_NAME || cd_class(t[i]) == CD_CL_OTHER))
 			i++;
 		return caps_error(err, "unknown capability", start, i - start);
 	}
@@ -178,20 +169,20 @@ static int bad_byte(const char *t, size_t i, size_t len, size_t start, struct cd
 int cd_scan_caps(const char *t, size_t len, cd_capmask *out, struct cd_caps_error *err,
 		 struct cd_cap_memo *memo)
 {
-	size_t i = skip_blanks(t, 0, len), ntokens = 0;
+	size_t i = cd_skip_blanks(t, 0, len), ntokens = 0;
 	int saw_none = 0;
 
 	*out = 0;
 	err->why = NULL;
 	for (;;) {
 		size_t start = i;
-		while (i < len && CLASS(t[i]) == CD_CL_NAME)
+		while (i < len && cd_class(t[i]) == CD_CL_NAME)
 			i++;
 		size_t toklen = i - start;
-		if (i < len && CLASS(t[i]) == CD_CL_OTHER)
+		if (i < len && cd_class(t[i]) == CD_CL_OTHER)
 			return bad_byte(t, i, len, start, err);
 		if (toklen == 0) {
-			if (i < len && CLASS(t[i]) == CD_CL_CTRL)
+			if (i < len && cd_class(t[i]) == CD_CL_CTRL)
 				return caps_error(err, "control character in line", i, 1);
 			if (ntokens == 0 && (i >= len || t[i] == '#'))
 				return caps_error(err, "missing capabilities field", start, 0);
@@ -202,27 +193,22 @@ int cd_scan_caps(const char *t, size_t len, cd_capmask *out, struct cd_caps_erro
 		else if (parse_cap_token(t + start, toklen, out, &err->why, memo) < 0)
 			return caps_error(err, err->why, start, toklen);
 		ntokens++;
-		i = skip_blanks(t, i, len);
+		i = cd_skip_blanks(t, i, len);
 		if (i >= len || t[i] == '#')
 			break;
 		if (t[i] != ',')
 			return bad_byte(t, i, len, i, err);
-		i = skip_blanks(t, i + 1, len);
+		i = cd_skip_blanks(t, i + 1, len);
 	}
 	if (saw_none && ntokens > 1)
 		return caps_error(err, "'none' cannot be combined with capabilities", 0, i);
 	return 0;
 }
 
-int cd_parse_caps_at(const char *text, size_t len, cd_capmask *out, struct cd_caps_error *err)
-{
-	return cd_scan_caps(text, len, out, err, NULL);
-}
-
 int cd_parse_caps(const char *text, size_t len, cd_capmask *out, const char **why)
 {
 	struct cd_caps_error err;
-	int rc = cd_parse_caps_at(text, len, out, &err);
+	int rc = cd_scan_caps(text, len, out, &err, NULL);
 	*why = err.why;
 	return rc;
 }

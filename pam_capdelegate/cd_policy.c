@@ -21,8 +21,6 @@
 
 /* Enough to fix a file; a hostile file must not flood syslog. */
 #define MAX_REPORTED_ERRORS 10
-/* LOGIN_NAME_MAX on Linux is 256; no user or group name is longer. */
-#define MAX_NAME_LEN 256
 /* How much of an offending token an error message shows. */
 #define MAX_QUOTED 48
 
@@ -83,14 +81,12 @@ static int keep_rule(struct parser *p, const struct cd_rule *tmp)
 	return 0;
 }
 
-#define CLASS(c) cd_cclass[(unsigned char)(c)]
-
 /* User and group names as shadow-utils and NSS accept them: [A-Za-z0-9_.-]+, not starting
  * with '-' (it would read as an option elsewhere), optionally ending in '$' (Samba machines).
  * @s..@len was scanned as name bytes plus an optional final '$'. */
 static int valid_name(const char *s, size_t len)
 {
-	return len > 0 && len <= MAX_NAME_LEN && s[0] != '-' && !(len == 1 && s[0] == '$');
+	return len > 0 && len <= CD_MAX_NAME_LEN && s[0] != '-' && !(len == 1 && s[0] == '$');
 }
 
 /* Scan the subject at line[i]: "*", "@name" or "name". Returns the index after it, and
@@ -108,7 +104,7 @@ static size_t scan_subject(struct cd_rule *r, char *line, size_t i, size_t len)
 			i++;
 		}
 		size_t name = i;
-		while (i < len && CLASS(line[i]) == CD_CL_NAME)
+		while (i < len && cd_class(line[i]) == CD_CL_NAME)
 			i++;
 		if (i < len && line[i] == '$')
 			i++;
@@ -117,14 +113,14 @@ static size_t scan_subject(struct cd_rule *r, char *line, size_t i, size_t len)
 		r->name = line + name;
 	}
 	/* A subject ends at a blank; anything else glued to it makes it a bad subject. */
-	if (i < len && CLASS(line[i]) != CD_CL_BLANK && line[i] != '#')
+	if (i < len && cd_class(line[i]) != CD_CL_BLANK && line[i] != '#')
 		return 0;
 	return i;
 }
 
 static size_t token_end(const char *line, size_t i, size_t len)
 {
-	while (i < len && CLASS(line[i]) != CD_CL_BLANK && line[i] != '#')
+	while (i < len && cd_class(line[i]) != CD_CL_BLANK && line[i] != '#')
 		i++;
 	return i;
 }
@@ -139,9 +135,7 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 		len--;
 	if (len > 0 && line[len - 1] == '\r')	/* a DOS line end is tolerated */
 		len--;
-	size_t i = 0;
-	while (i < len && CLASS(line[i]) == CD_CL_BLANK)
-		i++;
+	size_t i = cd_skip_blanks(line, 0, len);
 	if (i == len || line[i] == '#')
 		return;	/* blank or comment line */
 
@@ -150,7 +144,7 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 	size_t end = scan_subject(&r, line, i, len);
 	if (end == 0) {
 		size_t stop = token_end(line, start, len), k = start;
-		while (k < stop && CLASS(line[k]) != CD_CL_CTRL)
+		while (k < stop && cd_class(line[k]) != CD_CL_CTRL)
 			k++;
 		if (k < stop)
 			syntax_error(p, lineno, "control character in line", line + k, 1);
@@ -159,9 +153,7 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 				     stop - start);
 		return;
 	}
-	i = end;
-	while (i < len && CLASS(line[i]) == CD_CL_BLANK)
-		i++;
+	i = cd_skip_blanks(line, end, len);
 	if (i == len || line[i] == '#') {
 		syntax_error(p, lineno, "missing capabilities field after subject", line + start, end - start);
 		return;

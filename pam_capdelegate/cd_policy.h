@@ -17,6 +17,8 @@
 #define CD_DEFAULT_CONFIG "/etc/security/capdelegate.conf"
 /* A policy is a short list of rules; anything larger is more likely an attack or an accident. */
 #define CD_MAX_POLICY_BYTES (1024 * 1024)
+/* LOGIN_NAME_MAX on Linux: no user or group name is longer. */
+#define CD_MAX_NAME_LEN 256
 
 /* A capability set as a bit mask: bit n is capability n. Linux capabilities are numbered
  * 0..63 at most (two 32-bit words in _LINUX_CAPABILITY_VERSION_3). */
@@ -75,15 +77,14 @@ const char *cd_status_str(enum cd_status st);
 /* Parse one CAPABILITIES field ("none" or "cap_a, cap_b"). 0 on success; otherwise -1 and
  * *why points to a static message. Exposed for the CLI and the tests. */
 int cd_parse_caps(const char *text, size_t len, cd_capmask *out, const char **why);
-/* The same, also saying where in @text the offending token is. */
+
+/* The scanner behind it and behind the policy parser: stops at the end or at '#', and says
+ * where in @text the offending token is. @memo (may be NULL) caches the last name looked up,
+ * across calls. */
 struct cd_caps_error {
 	const char *why;
 	size_t off, len;
 };
-int cd_parse_caps_at(const char *text, size_t len, cd_capmask *out, struct cd_caps_error *err);
-
-/* The scanner both use: stops at the end or at '#'. @memo (may be NULL) caches the last name
- * looked up, across calls. */
 struct cd_cap_memo {
 	char text[32];
 	size_t len;
@@ -95,6 +96,18 @@ int cd_scan_caps(const char *text, size_t len, cd_capmask *out, struct cd_caps_e
 /* Byte classes shared by the scanners (cd_caps.c). */
 enum { CD_CL_OTHER = 0, CD_CL_NAME, CD_CL_BLANK, CD_CL_COMMA, CD_CL_HASH, CD_CL_CTRL };
 extern const unsigned char cd_cclass[256];
+
+static inline unsigned char cd_class(char c)
+{
+	return cd_cclass[(unsigned char)c];
+}
+
+static inline size_t cd_skip_blanks(const char *t, size_t i, size_t len)
+{
+	while (i < len && cd_class(t[i]) == CD_CL_BLANK)
+		i++;
+	return i;
+}
 
 /* Why a user got what they got. */
 enum cd_match_kind { CD_MATCH_NONE, CD_MATCH_USER, CD_MATCH_GROUP, CD_MATCH_DEFAULT };

@@ -30,33 +30,38 @@ static int in_groups(const struct cd_user *u, const char *group)
 	return 0;
 }
 
-static int rule_matches(const struct cd_rule *r, const struct cd_user *u, enum cd_match_kind kind)
+/* Does the rule's subject name @u? */
+static int subject_matches(const struct cd_rule *r, const struct cd_user *u)
 {
-	switch (kind) {
-	case CD_MATCH_USER:
-		return r->kind == CD_SUBJECT_USER && strcmp(r->name, u->name) == 0;
-	case CD_MATCH_GROUP:
-		return r->kind == CD_SUBJECT_GROUP && in_groups(u, r->name);
-	case CD_MATCH_DEFAULT:
-		return r->kind == CD_SUBJECT_DEFAULT;
-	case CD_MATCH_NONE:
-		break;
+	switch (r->kind) {
+	case CD_SUBJECT_USER: return strcmp(r->name, u->name) == 0;
+	case CD_SUBJECT_GROUP: return in_groups(u, r->name);
+	case CD_SUBJECT_DEFAULT: return 1;
 	}
 	return 0;
+}
+
+static enum cd_match_kind kind_of(const struct cd_rule *r)
+{
+	switch (r->kind) {
+	case CD_SUBJECT_USER: return CD_MATCH_USER;
+	case CD_SUBJECT_GROUP: return CD_MATCH_GROUP;
+	case CD_SUBJECT_DEFAULT: return CD_MATCH_DEFAULT;
+	}
+	return CD_MATCH_NONE;
+}
+
+static int rule_matches(const struct cd_rule *r, const struct cd_user *u, enum cd_match_kind kind)
+{
+	return kind_of(r) == kind && subject_matches(r, u);
 }
 
 int cd_rule_may_match(const struct cd_rule *rule, void *arg)
 {
 	const struct cd_user *u = arg;
-	switch (rule->kind) {
-	case CD_SUBJECT_USER:
-		return strcmp(rule->name, u->name) == 0;
-	case CD_SUBJECT_GROUP:
-		return !u->groups_loaded || in_groups(u, rule->name);
-	case CD_SUBJECT_DEFAULT:
-		return 1;
-	}
-	return 0;
+	if (rule->kind == CD_SUBJECT_GROUP && !u->groups_loaded)
+		return 1;	/* groups are looked up later, only if no user line decides */
+	return subject_matches(rule, u);
 }
 
 int cd_policy_names_user(const struct cd_policy *pol, const struct cd_user *u)

@@ -29,8 +29,8 @@
 #define DATA_NAME "pam_capdelegate_grant"
 /* Enough rules in the log line to audit a sane policy; the count says if there were more. */
 #define MAX_LOGGED_RULES 16
-/* LOGIN_NAME_MAX: longer names are cut in log lines (they cannot exist in NSS anyway). */
-#define MAX_SHOWN_NAME 256
+/* Longer names are cut in log lines (they cannot exist in NSS anyway). */
+#define MAX_SHOWN_NAME CD_MAX_NAME_LEN
 
 struct options {
 	const char *config;
@@ -200,11 +200,6 @@ static struct saved_grant *get_grant(pam_handle_t *pamh, const struct options *o
 	return s;
 }
 
-static void text_or_none(char **p, cd_capmask m)
-{
-	*p = cd_capmask_to_text(m);
-}
-
 /* One NOTICE line (and one audit record) per login: when session applies the same outcome
  * that setcred already logged, say so only at debug level. */
 static int already_logged(pam_handle_t *pamh, struct saved_grant *s, const struct cd_apply_result *r,
@@ -226,12 +221,11 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 {
 	if (already_logged(pamh, s, r, debug))
 		return;
-	char *granted, *delegated, *bound, *nopcap, *cleared;
-	text_or_none(&granted, r->granted);
-	text_or_none(&delegated, r->delegated);
-	text_or_none(&bound, r->dropped_bounding);
-	text_or_none(&nopcap, r->dropped_no_setpcap);
-	text_or_none(&cleared, r->cleared);
+	char *granted = cd_capmask_to_text(r->granted);
+	char *delegated = cd_capmask_to_text(r->delegated);
+	char *bound = cd_capmask_to_text(r->dropped_bounding);
+	char *nopcap = cd_capmask_to_text(r->dropped_no_setpcap);
+	char *cleared = cd_capmask_to_text(r->cleared);
 	pam_syslog(pamh, LOG_NOTICE,
 		   "user=%s granted=%s via=%s rules=%s policy=%s delegated=%s "
 		   "dropped_bounding=%s dropped_no_setpcap=%s cleared=%s",

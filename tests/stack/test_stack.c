@@ -214,14 +214,23 @@ static const char *demo =
 	"carol    cap_syslog\n"
 	"dave     none\n";
 
-static void setup_demo(void)
+/* Service @svc reading policy @svc.conf (@text, @mode), with @extra module options. */
+static void policy_service(const char *svc, const char *text, mode_t mode, const char *extra)
 {
-	write_policy("demo.conf", demo, 0644);
-	char *args, *p = policy_path("demo.conf");
-	assert_true(asprintf(&args, "config=%s", p) > 0);
-	write_service("demo", args);
+	char *name, *args, *p;
+	assert_true(asprintf(&name, "%s.conf", svc) > 0);
+	write_policy(name, text, mode);
+	p = policy_path(name);
+	assert_true(asprintf(&args, "config=%s %s", p, extra) > 0);
+	write_service(svc, args);
+	free(name);
 	free(args);
 	free(p);
+}
+
+static void setup_demo(void)
+{
+	policy_service("demo", demo, 0644, "");
 }
 
 static void test_demo_users(void **state)
@@ -269,20 +278,14 @@ static void test_delegation_through_setpcap(void **state)
 static void test_without_setpcap_grants_what_it_can(void **state)
 {
 	need_root(state);
-	setup_demo();
 	/* pP holds cap_net_raw but no CAP_SETPCAP: net_raw can be raised, syslog cannot. */
-	write_policy("two.conf", "alice cap_net_raw, cap_syslog\n", 0644);
-	char *args, *pp = policy_path("two.conf");
-	assert_true(asprintf(&args, "config=%s", pp) > 0);
-	write_service("two", args);
+	policy_service("two", "alice cap_net_raw, cap_syslog\n", 0644, "");
 	struct prep p = { .drop_permitted = 1, .keep = { CAP_NET_RAW }, .nkeep = 1 };
 	struct outcome o;
 	login("two", "alice", &p, PAM_SUCCESS, PAM_SUCCESS, &o);
 	assert_true(o.inh == BIT(CAP_NET_RAW));
 	expect_log(&o, "dropped_no_setpcap=cap_syslog");
 	expect_log(&o, "no CAP_SETPCAP in its effective set");
-	free(args);
-	free(pp);
 }
 
 static void test_outside_bounding_set_is_dropped(void **state)
@@ -332,39 +335,26 @@ static void expect_nothing_granted(const char *svc, int strict, const char *logt
 	}
 }
 
-static void bad_policy_service(const char *svc, const char *text, mode_t mode, const char *extra)
-{
-	char *name, *args, *p;
-	assert_true(asprintf(&name, "%s.conf", svc) > 0);
-	write_policy(name, text, mode);
-	p = policy_path(name);
-	assert_true(asprintf(&args, "config=%s %s", p, extra) > 0);
-	write_service(svc, args);
-	free(name);
-	free(args);
-	free(p);
-}
-
 static void test_syntax_error_grants_nothing(void **state)
 {
 	need_root(state);
-	bad_policy_service("syntax", "alice cap_net_raw\n@netops cap_net_raw\nbob cap_nonsense\n", 0644, "");
+	policy_service("syntax", "alice cap_net_raw\n@netops cap_net_raw\nbob cap_nonsense\n", 0644, "");
 	expect_nothing_granted("syntax", 0, "syntax.conf:3: unknown capability: 'cap_nonsense'");
 }
 
 static void test_syntax_error_strict_refuses(void **state)
 {
 	need_root(state);
-	bad_policy_service("syntax-strict", "alice cap_net_raw\nbob all\n", 0644, "strict");
+	policy_service("syntax-strict", "alice cap_net_raw\nbob all\n", 0644, "strict");
 	expect_nothing_granted("syntax-strict", 1, "syntax-strict.conf:2: 'all' is not allowed");
 }
 
 static void test_world_writable_grants_nothing(void **state)
 {
 	need_root(state);
-	bad_policy_service("writable", demo, 0666, "");
+	policy_service("writable", demo, 0666, "");
 	expect_nothing_granted("writable", 0, "writable by group or others");
-	bad_policy_service("writable-strict", demo, 0666, "strict");
+	policy_service("writable-strict", demo, 0666, "strict");
 	expect_nothing_granted("writable-strict", 1, "writable by group or others");
 }
 
@@ -380,8 +370,8 @@ static void test_missing_policy_grants_nothing(void **state)
 static void test_policy_not_owned_by_root(void **state)
 {
 	(void)state;
-	bad_policy_service("owner", demo, 0644, "");
-	bad_policy_service("owner-strict", demo, 0644, "strict");
+	policy_service("owner", demo, 0644, "");
+	policy_service("owner-strict", demo, 0644, "strict");
 	if (geteuid() == 0) {
 		char *a = policy_path("owner.conf"), *b = policy_path("owner-strict.conf");
 		assert_int_equal(chown(a, 1001, 1001), 0);
@@ -428,16 +418,11 @@ static void test_unknown_user(void **state)
 static void test_policy_read_once_per_transaction(void **state)
 {
 	need_root(state);
-	setup_demo();
-	char *args, *p = policy_path("demo.conf");
-	assert_true(asprintf(&args, "config=%s debug", p) > 0);
-	write_service("debug", args);
+	policy_service("debug", demo, 0644, "debug");
 	struct outcome o;
 	login("debug", "alice", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
 	assert_true(o.inh == BIT(CAP_NET_RAW));
 	expect_log(&o, "user=alice: policy already read in this transaction");
-	free(args);
-	free(p);
 }
 
 static void test_session_only_and_reinitialize(void **state)

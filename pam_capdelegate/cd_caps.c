@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/capability.h>
 
 #include "cd_policy.h"
@@ -23,8 +24,11 @@ static int is_alpha(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* libcap's cap_from_name is case-insensitive and also takes numbers ("13", "0x10"): a token
- * is only looked up as a name when it starts with a letter, so no number gets through. */
+/* libcap's cap_from_name is case-insensitive, also takes numbers ("13", "0x10"), and reads
+ * only the leading [A-Za-z_] run of its argument without saying how much it consumed: it
+ * returns CAP_SYS_ADMIN for "cap_sys_admin-i" and CAP_SETUID for "cap_setuid2". So a token
+ * is only looked up when it starts with a letter, and the answer is only believed when
+ * libcap's own name for it is the whole token. */
 int cd_cap_from_name(const char *name, size_t len)
 {
 	char buf[MAX_NAME];
@@ -35,6 +39,9 @@ int cd_cap_from_name(const char *name, size_t len)
 	memcpy(buf, name, len);
 	buf[len] = '\0';
 	if (cap_from_name(buf, &v) < 0 || v < 0 || v >= MAX_CAPS)
+		return -1;
+	const char *canonical = cd_cap_name(v);
+	if (canonical == NULL || strlen(canonical) != len || strncasecmp(canonical, name, len) != 0)
 		return -1;
 	return v;
 }

@@ -259,6 +259,28 @@ static void test_error_unknown_capability(void **state)
 	expect_rejected("alice cap_net_raw\nbob cap_net_rawx\n", 2, "unknown capability: 'cap_net_rawx'");
 }
 
+/* libcap's cap_from_name reads only the leading [A-Za-z_] run: each of these used to grant
+ * the capability its prefix names (issue 8, over-grant 1). A token is a whole name or nothing. */
+static void test_error_name_with_suffix(void **state)
+{
+	(void)state;
+	static const char *const tokens[] = {
+		"cap_sys_admin-i", "cap_setuid2", "cap_dac_override-1", "cap_net_raw.disabled",
+		"cap_chown-", "CAP_SYS_ADMIN-eip", "cap_net_raw.", "cap_kill0",
+	};
+	for (size_t i = 0; i < sizeof(tokens) / sizeof(tokens[0]); i++) {
+		char *text, *why;
+		assert_true(asprintf(&text, "alice %s\n", tokens[i]) > 0);
+		assert_true(asprintf(&why, "unknown capability: '%s'", tokens[i]) > 0);
+		expect_rejected(text, 1, why);
+		assert_int_equal(cd_cap_from_name(tokens[i], strlen(tokens[i])), -1);
+		free(text);
+		free(why);
+	}
+	/* Whole names still work in any letter case. */
+	assert_int_equal(cd_cap_from_name("CAP_Sys_Admin", 13), CAP_SYS_ADMIN);
+}
+
 static void test_error_missing_field(void **state)
 {
 	(void)state;
@@ -549,6 +571,7 @@ int main(void)
 		cmocka_unit_test_setup(test_line_over_64k, setup),
 		cmocka_unit_test_setup(test_subjects, setup),
 		cmocka_unit_test_setup(test_error_unknown_capability, setup),
+		cmocka_unit_test_setup(test_error_name_with_suffix, setup),
 		cmocka_unit_test_setup(test_error_missing_field, setup),
 		cmocka_unit_test_setup(test_error_bad_subject, setup),
 		cmocka_unit_test_setup(test_error_nul_byte, setup),

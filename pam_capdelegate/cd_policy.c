@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cd_policy.h"
+#include "cd_safe.h"
 
 /* Enough to fix a file; a hostile file must not flood syslog. */
 #define MAX_REPORTED_ERRORS 10
@@ -169,13 +170,34 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 		p->out_of_memory = 1;
 }
 
-/* Open without following into a FIFO or device forever (O_NONBLOCK), then judge the file we
- * actually opened: checking the path first and opening second would be a race. */
+static void log_unsafe_path(const struct cd_policy *pol, const struct cd_safe_why *why,
+			    struct cd_log *log)
+{
+	char where[sizeof(why->where) * 4 + 8];
+	cd_quote(where, sizeof(where), why->where, strlen(why->where), sizeof(why->where));
+	if (why->fs != NULL)
+		cd_log(log, LOG_ERR, "%s: unsafe policy file (%s %s: %s): policy rejected, "
+		       "no capabilities granted", pol->shown, where, why->what, why->fs);
+	else
+		cd_log(log, LOG_ERR, "%s: unsafe policy file (%s %s; owner uid %u, mode %04o): "
+		       "policy rejected, no capabilities granted", pol->shown, where, why->what,
+		       (unsigned)why->uid, why->mode);
+}
+
+/* Open the resolved path through safe directories only (cd_safe.c), without hanging on a FIFO
+ * (O_NONBLOCK), then judge the file we actually opened: checking the path first and opening
+ * second would be a race. */
 static enum cd_status open_policy(struct cd_policy *pol, const struct cd_load_opts *opts,
 				  size_t max_bytes, struct cd_log *log, FILE **fpp)
 {
-	int fd = open(pol->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
+	int fd;
+	struct cd_safe_why why;
+	int safe = cd_open_safe(pol->path, opts->owner, &fd, &why);
+	if (safe == 0) {
+		log_unsafe_path(pol, &why, log);
+		return CD_POLICY_UNSAFE;
+	}
+	if (safe < 0) {
 		if (errno == ENOENT) {
 			cd_log(log, LOG_WARNING, "%s: policy file missing: no capabilities granted", pol->shown);
 			return CD_POLICY_MISSING;

@@ -561,7 +561,9 @@ main() {
   [ -x "$BIN" ] || { echo "tests/cli: $BIN not built (./lab build)" >&2; exit 2; }
   command -v python3 >/dev/null || { echo "tests/cli: python3 missing (./lab deps)" >&2; exit 2; }
   [ -n "$NSS_WRAPPER_LIB" ] || { echo "tests/cli: libnss_wrapper.so missing (./lab deps)" >&2; exit 2; }
-  WORK=$(mktemp -d /tmp/capdelegate-cli.XXXXXX)
+  # Policies below a directory others can write are refused (/tmp too): work under /run as root.
+  WORK=$(mktemp -d "$([ "$(id -u)" -eq 0 ] && echo /run || echo "${TMPDIR:-/tmp}")/capdelegate-cli.XXXXXX")
+  chmod 755 "$WORK"
   trap cleanup EXIT
   make_nss
   local c

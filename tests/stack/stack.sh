@@ -7,7 +7,8 @@ case "${1:-}" in --help) sed -n '2,4p' "$0"; exit 0 ;; esac
 builddir=${top_builddir:-$(pwd)}
 module=$builddir/.libs/pam_capdelegate.so
 [ -f "$module" ] || { echo "Bail out! $module not built"; exit 1; }
-work=$(mktemp -d /tmp/cd-stack-XXXXXX)
+# Policies below a directory others can write are refused (/tmp too): as root work under /run.
+work=$(mktemp -d "$([ "$(id -u)" -eq 0 ] && echo /run || echo "${TMPDIR:-/tmp}")/cd-stack-XXXXXX")
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 chmod 755 "$work"   # policy files inside must be reachable; they are root-owned 0644
 mkdir "$work/services"

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #include "cd_policy.h"
+#include "test_dir.h"
 
 struct example {
 	char *directive;
@@ -25,7 +27,8 @@ struct example {
 
 static struct example examples[32];
 static size_t nexamples;
-static char policy_path[64];
+static char test_dir[PATH_MAX];
+static char policy_path[PATH_MAX + 32];
 
 /* The roff escapes an example may use: \- for '-', \e for a backslash, \& for nothing. */
 static void unescape_roff(char *s)
@@ -153,7 +156,7 @@ static void test_example(void **state)
 			reject_line = strtoul(strtok_r(NULL, " \t\n", &save), NULL, 10);
 			if (pol.status != CD_POLICY_SYNTAX)
 				fail_msg("example at capdelegate.conf.5:%zu: accepted, the page says rejected", ex->line);
-			char where[96];
+			char where[sizeof(policy_path) + 32];
 			snprintf(where, sizeof(where), "%s:%zu: ", policy_path, reject_line);
 			if (strstr(logged, where) == NULL)
 				fail_msg("example at capdelegate.conf.5:%zu: no error at line %zu:\n%s",
@@ -176,7 +179,9 @@ int main(void)
 		return 99;
 	read_examples(path);
 	free(path);
-	snprintf(policy_path, sizeof(policy_path), "/tmp/cd-manpage-%d.conf", (int)getpid());
+	if (make_test_dir(test_dir, sizeof(test_dir), "cd-manpage") < 0)
+		return 99;
+	snprintf(policy_path, sizeof(policy_path), "%s/policy.conf", test_dir);
 	if (nexamples == 0) {
 		fprintf(stderr, "Bail out! no examples found in capdelegate.conf.5\n");
 		return 1;
@@ -191,6 +196,7 @@ int main(void)
 	}
 	int rc = _cmocka_run_group_tests("manpage", tests, nexamples, NULL, NULL);
 	unlink(policy_path);
+	rmdir(test_dir);
 	for (size_t i = 0; i < nexamples; i++) {
 		free(names[i]);
 		free(examples[i].text);

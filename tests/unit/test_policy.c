@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,10 +20,11 @@
 #include <linux/capability.h>
 
 #include "cd_policy.h"
+#include "test_dir.h"
 
 #define BIT(c) ((cd_capmask)1 << (c))
 
-static char tmpdir[64];
+static char tmpdir[PATH_MAX];
 static char *captured;		/* every message logged, one per line */
 static size_t captured_len;
 static size_t nmessages;
@@ -456,6 +458,55 @@ static void test_unsafe_symlink_fifo_and_size(void **state)
 	free(fifo);
 }
 
+/* Issue 8, over-grant 3: the text of a root-owned 0644 file on procfs is chosen by whoever
+ * names a process; a directory others can write lets them swap the file. */
+static void test_unsafe_directories_and_pseudo_fs(void **state)
+{
+	(void)state;
+	const char *text = "alice cap_net_raw\n";
+	char *dir, *inner, *lnk, *outside;
+	assert_true(asprintf(&dir, "%s/gw-dir", tmpdir) > 0);
+	mkdir(dir, 0775);
+	assert_int_equal(chmod(dir, 0775), 0);
+	assert_true(asprintf(&inner, "%s/policy", dir) > 0);
+	unlink(inner);
+	char *p = write_file("safe-target", text, strlen(text), 0644);
+	assert_int_equal(load_path(p, getuid(), 0), CD_POLICY_OK);
+	assert_int_equal(link(p, inner), 0);	/* the same file, reached through gw-dir */
+	assert_int_equal(load_path(inner, getuid(), 0), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "gw-dir is writable by group or others"));
+	assert_int_equal(chmod(dir, 01777), 0);	/* sticky does not make it safe */
+	assert_int_equal(load_path(inner, getuid(), 0), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "(sticky or not)"));
+	/* A link in a safe directory to a file below an unsafe one: judged on the target's path. */
+	assert_true(asprintf(&lnk, "%s/link-into-gw", tmpdir) > 0);
+	unlink(lnk);
+	assert_int_equal(symlink(inner, lnk), 0);
+	assert_int_equal(load_path(lnk, getuid(), 0), CD_POLICY_UNSAFE);
+	/* A link in an unsafe directory to a safe file: the target is what is read. */
+	assert_true(asprintf(&outside, "%s/link-to-safe", dir) > 0);
+	unlink(outside);
+	assert_int_equal(symlink(p, outside), 0);
+	assert_int_equal(load_path(outside, getuid(), 0), CD_POLICY_OK);
+	/* A directory owned by someone else. */
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(load_path(inner, getuid(), 0), CD_POLICY_OK);
+	assert_int_equal(load_path(inner, getuid() + 1, 0), CD_POLICY_UNSAFE);
+	/* procfs: regular, 0644, our own (or root's), size 0, text chosen by a process name. */
+	assert_int_equal(load_path("/proc/self/comm", getuid(), 0), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "is on a pseudo filesystem"));
+	assert_non_null(strstr(logged(), "pseudo filesystem: procfs"));
+	unlink(outside);
+	unlink(lnk);
+	unlink(inner);
+	rmdir(dir);
+	free(p);
+	free(dir);
+	free(inner);
+	free(lnk);
+	free(outside);
+}
+
 static void test_missing_file(void **state)
 {
 	(void)state;
@@ -559,8 +610,7 @@ static void test_capmask_text_and_names(void **state)
 
 int main(void)
 {
-	strcpy(tmpdir, "/tmp/cd-unit-XXXXXX");
-	if (mkdtemp(tmpdir) == NULL)
+	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-unit") < 0)
 		return 99;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_example_policy, setup),
@@ -583,6 +633,7 @@ int main(void)
 		cmocka_unit_test_setup(test_error_anywhere_rejects_everything, setup),
 		cmocka_unit_test_setup(test_unsafe_files, setup),
 		cmocka_unit_test_setup(test_unsafe_symlink_fifo_and_size, setup),
+		cmocka_unit_test_setup(test_unsafe_directories_and_pseudo_fs, setup),
 		cmocka_unit_test_setup(test_missing_file, setup),
 		cmocka_unit_test_setup(test_resolve_demo, setup),
 		cmocka_unit_test_setup(test_resolve_unions_and_default, setup),

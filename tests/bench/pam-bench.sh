@@ -13,7 +13,8 @@ mod=$build/.libs/pam_capdelegate.so
 pamcap=/usr/lib/x86_64-linux-gnu/security/pam_cap.so
 [ -x "$bench" ] && [ -f "$mod" ] || { echo "pam-bench: build first (./lab build)"; exit 1; }
 [ -f "$pamcap" ] || { echo "pam-bench: $pamcap missing (package libpam-cap)"; exit 1; }
-work=$(mktemp -d /run/cd-bench-XXXXXX)   # not /tmp: policies below it are refused; trap 'rm -rf "$work"' EXIT
+# not /tmp: policies below a directory others can write are refused
+work=$(mktemp -d /run/cd-bench-XXXXXX); trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
 
 # Equivalent policies: N-1 other users, then the user's own rule (root, who exists everywhere).

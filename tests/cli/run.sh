@@ -188,10 +188,12 @@ t_check_unsafe_dir() {
   need_root; local d="$CASE_DIR/open"
   mkdir -p "$d"; chmod 0777 "$d"
   printf 'alice cap_net_raw\n' >"$d/p.conf"; chmod 0644 "$d/p.conf"
-  cd_nss check --config "$d/p.conf"; want_rc 1
-  want_text "$ERR" "$d: directory above the policy is writable by others (mode 0777)"
-  chmod 1777 "$d"	# sticky: others cannot replace root's file
-  cd_nss check --config "$d/p.conf"; want_rc 0
+  # The module refuses a policy below a directory others can write: check says so as an error.
+  cd_nss check --config "$d/p.conf"; want_rc 2
+  want_text "$ERR" "($d is writable by group or others; owner uid 0, mode 0777): policy rejected"
+  chmod 1777 "$d"	# sticky: others still create names in it before root does
+  cd_nss check --config "$d/p.conf"; want_rc 2
+  want_text "$ERR" "($d is writable by group or others (sticky or not); owner uid 0, mode 1777)"
 }
 
 t_check_missing() {

@@ -1,0 +1,459 @@
+/*
+ * fuzz_policy.c - libFuzzer harness for the policy core: cd_policy_load (parser, through a real
+ * file) and cd_resolve, for a fixed set of users and groups.
+ *
+ * The input is the policy text. The core has no entry point that parses a buffer, and the file
+ * must pass cd_open_safe (every directory on the resolved path owned by root or the loading
+ * uid, unwritable by others, not on a pseudo filesystem), so each input is written to
+ * policy.conf in a private 0700 directory: $CD_FUZZ_DIR (tests/fuzz/run.sh makes one under
+ * /run), else a fresh one under /run.
+ *
+ * Oracles, each written here without asking the core (a violation aborts):
+ *  - a rejected policy keeps no rule and grants nothing; no load logs more than the documented
+ *    ten errors plus two summary lines, and every message is printable ASCII (hostile bytes are
+ *    escaped);
+ *  - an accepted policy is re-read by a tokenizer written here from capdelegate.conf(5): same
+ *    rules, subjects, line numbers, and every capability token equals a libcap name
+ *    (cap_to_name over 0..63, compared case-insensitively) or is "none";
+ *  - round trip: the rules printed as policy text parse to the same rules;
+ *  - cd_resolve agrees, for every fixed user, with the RESOLUTION section implemented here;
+ *  - monotonicity: appending a line for another user changes nobody's grant; a user line for U
+ *    decides U's set whatever U's groups say; a group line changes only its members without a
+ *    user line; a "*" line only users no user or group line names;
+ *  - the module's rule filter (cd_rule_may_match) keeps every rule that decides the grant.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cd_policy.h"
+
+#define CHECK(cond) do { if (!(cond)) fail(#cond, __LINE__); } while (0)
+#define NCAPS 64
+#define NUSERS (sizeof(users) / sizeof(users[0]))
+/* capdelegate.conf(5): up to ten errors, then a count, then the verdict. */
+#define MAX_MESSAGES 12
+
+static void fail(const char *what, int line)
+{
+	fprintf(stderr, "fuzz_policy.c:%d: oracle violated: %s\n", line, what);
+	abort();
+}
+
+/* The fixed population: the names of the man page's and the stack suite's examples. */
+static char *g_alice[] = { "alice", "users" }, *g_bob[] = { "bob" },
+	*g_carol[] = { "carol", "netops" }, *g_dave[] = { "dave", "netops", "audit" },
+	*g_erin[] = { "erin", "netops" }, *g_root[] = { "root" }, *g_perf[] = { "perf", "audit" },
+	*g_tom[] = { "users" }, *g_ops[] = { "netops", "audit", "g1" }, *g_u[] = { "g1", "g2" };
+#define USER(n, id, g) { .name = n, .uid = id, .gid = id, .groups = g, \
+	.ngroups = sizeof(g) / sizeof(g[0]), .groups_loaded = 1 }
+static struct cd_user users[] = {
+	USER("alice", 1001, g_alice), USER("bob", 1002, g_bob), USER("carol", 1003, g_carol),
+	USER("dave", 1004, g_dave), USER("erin", 1005, g_erin), USER("root", 0, g_root),
+	USER("perf", 1006, g_perf), USER("tom", 1007, g_tom), USER("ops", 1008, g_ops),
+	USER("u", 1009, g_u),
+};
+
+static char *cap_names[NCAPS];	/* libcap's names, NULL where libcap has none */
+static int ncap_names;
+static char policy_path[4096];
+static size_t nmessages;
+
+static void sink(void *arg, int priority, const char *msg)
+{
+	(void)arg;
+	(void)priority;
+	nmessages++;
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+		CHECK(*p >= 0x20 && *p < 0x7f);
+}
+
+static struct cd_log quiet = { .sink = sink };
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	for (int c = 0; c < NCAPS; c++) {
+		char *n = cap_to_name(c);
+		/* libcap spells a capability it has no name for as its number. */
+		if (n != NULL && ((n[0] >= 'a' && n[0] <= 'z') || (n[0] >= 'A' && n[0] <= 'Z'))) {
+			cap_names[c] = strdup(n);
+			ncap_names++;
+		}
+		cap_free(n);
+	}
+	const char *dir = getenv("CD_FUZZ_DIR");
+	char tmpl[] = "/run/capdelegate-fuzz.XXXXXX";
+	if (dir == NULL && (dir = mkdtemp(tmpl)) == NULL) {
+		fprintf(stderr, "fuzz_policy: no private directory under /run (%s): set CD_FUZZ_DIR\n",
+			strerror(errno));
+		exit(2);
+	}
+	snprintf(policy_path, sizeof(policy_path), "%s/policy.conf", dir);
+	return 0;
+}
+
+static void write_policy(const char *text, size_t len)
+{
+	int fd = open(policy_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	CHECK(fd >= 0);
+	CHECK(fchmod(fd, 0644) == 0);	/* whatever the umask: group/other-writable is refused */
+	CHECK(write(fd, text, len) == (ssize_t)len);
+	CHECK(close(fd) == 0);
+}
+
+static enum cd_status load(struct cd_policy *pol, const char *text, size_t len,
+			   cd_rule_filter keep, void *keep_arg)
+{
+	struct cd_load_opts o = { .owner = geteuid(), .keep = keep, .keep_arg = keep_arg };
+	write_policy(text, len);
+	nmessages = 0;
+	enum cd_status st = cd_policy_load(pol, policy_path, &o, &quiet);
+	CHECK(nmessages <= MAX_MESSAGES);
+	CHECK((st == CD_POLICY_OK) == (pol->status == CD_POLICY_OK));
+	if (st != CD_POLICY_OK)
+		CHECK(pol->nrules == 0);
+	return st;
+}
+
+/* ---- the reference reading of an accepted policy ------------------------------------- */
+
+struct ref_rule {
+	enum cd_subject_kind kind;
+	const char *name;	/* points into the text; namelen bytes */
+	size_t namelen;
+	cd_capmask caps;
+	size_t line;
+};
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* capdelegate.conf(5): letters, digits, _ . -, not starting with -, may end in $, <= 256. */
+static int good_name(const char *s, size_t len)
+{
+	if (len == 0 || len > 256 || s[0] == '-')
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			 c == '_' || c == '.' || c == '-' || (c == '$' && i == len - 1 && len > 1);
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+/* One capability token: its bit, or abort if it is no libcap name. "none" is 0. */
+static cd_capmask token_caps(const char *t, size_t len)
+{
+	if (len == 4 && strncasecmp(t, "none", 4) == 0)
+		return 0;
+	for (int c = 0; c < NCAPS; c++)
+		if (cap_names[c] != NULL && strlen(cap_names[c]) == len &&
+		    strncasecmp(cap_names[c], t, len) == 0)
+			return (cd_capmask)1 << c;
+	fprintf(stderr, "accepted capability token '%.*s' is no libcap name\n", (int)len, t);
+	fail("every accepted capability token is a libcap name", __LINE__);
+	return 0;
+}
+
+/* Read an accepted policy the simple way; returns the number of rules written to @out. */
+static size_t ref_parse(const char *text, size_t size, struct ref_rule *out, size_t *nlines)
+{
+	size_t n = 0;
+	*nlines = 0;
+	for (size_t pos = 0; pos < size;) {
+		const char *nl = memchr(text + pos, '\n', size - pos);
+		size_t end = nl ? (size_t)(nl - text) : size, len = end - pos;
+		const char *l = text + pos;
+		size_t line = ++*nlines;
+		pos = end + 1;
+		if (len > 0 && l[len - 1] == '\r')
+			len--;
+		const char *hash = memchr(l, '#', len);
+		if (hash != NULL)
+			len = (size_t)(hash - l);
+		while (len > 0 && is_blank(l[len - 1]))
+			len--;
+		size_t i = 0;
+		while (i < len && is_blank(l[i]))
+			i++;
+		if (i == len)
+			continue;
+		struct ref_rule *r = &out[n++];
+		size_t s = i;
+		while (i < len && !is_blank(l[i]))
+			i++;
+		r->line = line;
+		r->name = l + s;
+		r->namelen = i - s;
+		if (r->namelen == 1 && l[s] == '*') {
+			r->kind = CD_SUBJECT_DEFAULT;
+			r->name = NULL;
+			r->namelen = 0;
+		} else if (l[s] == '@') {
+			r->kind = CD_SUBJECT_GROUP;
+			r->name++;
+			r->namelen--;
+		} else {
+			r->kind = CD_SUBJECT_USER;
+		}
+		CHECK(r->kind == CD_SUBJECT_DEFAULT || good_name(r->name, r->namelen));
+		/* The rest: tokens separated by commas, blanks around them. */
+		r->caps = 0;
+		size_t ntok = 0, nnone = 0;
+		while (i < len) {
+			while (i < len && (is_blank(l[i]) || l[i] == ','))
+				i++;
+			size_t t = i;
+			while (i < len && !is_blank(l[i]) && l[i] != ',')
+				i++;
+			if (i == t)
+				break;
+			cd_capmask m = token_caps(l + t, i - t);
+			nnone += m == 0;
+			ntok++;
+			r->caps |= m;
+		}
+		CHECK(ntok > 0 && (nnone == 0 || ntok == 1));
+	}
+	return n;
+}
+
+static void same_rules(const struct cd_policy *pol, const struct ref_rule *ref, size_t n)
+{
+	CHECK(pol->nrules == n);
+	for (size_t i = 0; i < n; i++) {
+		const struct cd_rule *r = &pol->rules[i];
+		CHECK(r->kind == ref[i].kind && r->caps == ref[i].caps && r->line == ref[i].line);
+		if (r->kind == CD_SUBJECT_DEFAULT)
+			CHECK(r->name == NULL);
+		else
+			CHECK(strlen(r->name) == ref[i].namelen &&
+			      memcmp(r->name, ref[i].name, ref[i].namelen) == 0);
+	}
+}
+
+/* ---- printing rules back as policy text --------------------------------------------- */
+
+static char *print_rules(const struct cd_policy *pol, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	CHECK(f != NULL);
+	for (size_t i = 0; i < pol->nrules; i++) {
+		const struct cd_rule *r = &pol->rules[i];
+		fprintf(f, "%s%s\t", r->kind == CD_SUBJECT_GROUP ? "@" : "",
+			r->kind == CD_SUBJECT_DEFAULT ? "*" : r->name);
+		if (r->caps == 0)
+			fputs("none", f);
+		for (int c = 0, first = 1; c < NCAPS; c++) {
+			if (!(r->caps & ((cd_capmask)1 << c)))
+				continue;
+			CHECK(cap_names[c] != NULL);
+			fprintf(f, "%s%s", first ? "" : ", ", cap_names[c]);
+			first = 0;
+		}
+		fputc('\n', f);
+
+		/* The core's own printer (what explain and the module's log print) reads back too. */
+		char *t = cd_capmask_to_text(r->caps);
+		cd_capmask back;
+		const char *why;
+		CHECK(t != NULL && cd_parse_caps(t, strlen(t), &back, &why) == 0 && back == r->caps);
+		free(t);
+	}
+	CHECK(fclose(f) == 0);
+	return buf;
+}
+
+/* ---- resolution ---------------------------------------------------------------------- */
+
+struct result {
+	cd_capmask caps;
+	enum cd_match_kind via;
+};
+
+static int member(const struct cd_user *u, const char *group)
+{
+	for (size_t i = 0; i < u->ngroups; i++)
+		if (strcmp(u->groups[i], group) == 0)
+			return 1;
+	return 0;
+}
+
+/* capdelegate.conf(5), RESOLUTION. */
+static struct result ref_resolve(const struct cd_policy *pol, const struct cd_user *u)
+{
+	struct result by[3] = { { 0, CD_MATCH_USER }, { 0, CD_MATCH_GROUP }, { 0, CD_MATCH_DEFAULT } };
+	int seen[3] = { 0, 0, 0 };
+	for (size_t i = 0; i < pol->nrules; i++) {
+		const struct cd_rule *r = &pol->rules[i];
+		int k = r->kind == CD_SUBJECT_USER ? 0 : r->kind == CD_SUBJECT_GROUP ? 1 : 2;
+		if ((k == 0 && strcmp(r->name, u->name) == 0) || (k == 1 && member(u, r->name)) || k == 2) {
+			by[k].caps |= r->caps;
+			seen[k] = 1;
+		}
+	}
+	for (int k = 0; k < 3; k++)
+		if (seen[k])
+			return by[k];
+	return (struct result){ 0, CD_MATCH_NONE };
+}
+
+static struct result resolve(const struct cd_policy *pol, const struct cd_user *u)
+{
+	struct cd_grant g;
+	CHECK(cd_resolve(pol, u, &g) == 0);
+	struct result r = { g.caps, g.via };
+	/* The rules it names are rules of this policy, in file order, of the deciding kind. */
+	for (size_t i = 0; i < g.nmatched; i++) {
+		CHECK(g.matched[i] >= pol->rules && g.matched[i] < pol->rules + pol->nrules);
+		CHECK(i == 0 || g.matched[i] > g.matched[i - 1]);
+		CHECK((g.matched[i]->caps & ~g.caps) == 0);
+	}
+	CHECK((g.nmatched == 0) == (g.via == CD_MATCH_NONE));
+	cd_grant_free(&g);
+	return r;
+}
+
+static void resolve_all(const struct cd_policy *pol, struct result *out)
+{
+	for (size_t i = 0; i < NUSERS; i++) {
+		out[i] = resolve(pol, &users[i]);
+		struct result want = ref_resolve(pol, &users[i]);
+		CHECK(out[i].caps == want.caps && out[i].via == want.via);
+	}
+}
+
+static uint64_t hash(const uint8_t *d, size_t n)
+{
+	uint64_t h = 1469598103934665603u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ d[i]) * 1099511628211u;
+	return h;
+}
+
+/* One more line appended to the canonical text @t, and what it must do to each user. */
+static void check_appended(const char *t, size_t tlen, const struct result *before, uint64_t h)
+{
+	const struct cd_user *u = &users[h % NUSERS];
+	const char *group = u->groups[(h >> 8) % u->ngroups];
+	int cap = (int)((h >> 16) % NCAPS);
+	while (cap_names[cap] == NULL)
+		cap = (cap + 1) % NCAPS;
+	cd_capmask bit = (cd_capmask)1 << cap;
+	int what = (int)((h >> 24) % 5);
+	char line[512];
+	switch (what) {
+	case 0: snprintf(line, sizeof(line), "nobody-else %s\n", cap_names[cap]); break;
+	case 1: snprintf(line, sizeof(line), "%s %s\n", u->name, cap_names[cap]); break;
+	case 2: snprintf(line, sizeof(line), "%s none\n", u->name); break;
+	case 3: snprintf(line, sizeof(line), "@%s %s\n", group, cap_names[cap]); break;
+	default: snprintf(line, sizeof(line), "* %s\n", cap_names[cap]); break;
+	}
+	size_t llen = strlen(line);
+	char *text = malloc(tlen + llen);
+	memcpy(text, t, tlen);
+	memcpy(text + tlen, line, llen);
+
+	struct cd_policy pol;
+	CHECK(load(&pol, text, tlen + llen, NULL, NULL) == CD_POLICY_OK);
+	for (size_t i = 0; i < NUSERS; i++) {
+		const struct cd_user *v = &users[i];
+		struct result was = before[i], now = resolve(&pol, v), want = was;
+		switch (what) {
+		case 1: case 2:	/* a user line decides over groups and "*" */
+			if (v == u)
+				want = (struct result){ (was.via == CD_MATCH_USER ? was.caps : 0) |
+							(what == 1 ? bit : 0), CD_MATCH_USER };
+			break;
+		case 3:
+			if (was.via != CD_MATCH_USER && member(v, group))
+				want = (struct result){ (was.via == CD_MATCH_GROUP ? was.caps : 0) | bit,
+							CD_MATCH_GROUP };
+			break;
+		case 4:
+			if (was.via == CD_MATCH_DEFAULT || was.via == CD_MATCH_NONE)
+				want = (struct result){ was.caps | bit, CD_MATCH_DEFAULT };
+			break;
+		}
+		CHECK(now.caps == want.caps && now.via == want.via);
+	}
+	cd_policy_free(&pol);
+	free(text);
+}
+
+/* The module keeps only the rules that may match the user logging in, looking groups up only
+ * if no user line decides: that must not change the grant. */
+static void check_filtered(const char *t, size_t tlen, const struct result *full, uint64_t h)
+{
+	size_t i = (h >> 32) % NUSERS;
+	struct cd_user u = users[i];
+	u.groups_loaded = (h >> 40) & 1;
+	struct cd_policy pol;
+	CHECK(load(&pol, t, tlen, cd_rule_may_match, &u) == CD_POLICY_OK);
+	struct result r = resolve(&pol, &users[i]);
+	CHECK(r.caps == full[i].caps && r.via == full[i].via);
+	cd_policy_free(&pol);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *text = (const char *)data;
+	struct cd_policy pol;
+	struct result res[NUSERS], again[NUSERS];
+
+	if (load(&pol, text, size, NULL, NULL) != CD_POLICY_OK) {
+		for (size_t i = 0; i < NUSERS; i++) {
+			struct result r = resolve(&pol, &users[i]);
+			CHECK(r.caps == 0 && r.via == CD_MATCH_NONE);
+		}
+		cd_policy_free(&pol);
+		return 0;
+	}
+	CHECK(memchr(text, '\0', size) == NULL);
+
+	struct ref_rule *ref = calloc(size / 2 + 1, sizeof(*ref));	/* a rule takes >= 3 bytes */
+	size_t nlines, nref = ref_parse(text, size, ref, &nlines);
+	CHECK(pol.nlines == nlines);
+	same_rules(&pol, ref, nref);
+	free(ref);
+	resolve_all(&pol, res);
+
+	/* Round trip: print, parse again, same rules (now on lines 1..n), same grants. */
+	size_t tlen;
+	char *t = print_rules(&pol, &tlen);
+	struct cd_policy pol2;
+	CHECK(load(&pol2, t, tlen, NULL, NULL) == CD_POLICY_OK);
+	CHECK(pol2.nrules == pol.nrules);
+	for (size_t i = 0; i < pol.nrules; i++) {
+		const struct cd_rule *a = &pol.rules[i], *b = &pol2.rules[i];
+		CHECK(a->kind == b->kind && a->caps == b->caps && b->line == i + 1);
+		CHECK(a->kind == CD_SUBJECT_DEFAULT || strcmp(a->name, b->name) == 0);
+	}
+	resolve_all(&pol2, again);
+	for (size_t i = 0; i < NUSERS; i++)
+		CHECK(again[i].caps == res[i].caps && again[i].via == res[i].via);
+	cd_policy_free(&pol2);
+
+	uint64_t h = hash(data, size);
+	check_appended(t, tlen, res, h);
+	check_filtered(t, tlen, res, h);
+	free(t);
+	cd_policy_free(&pol);
+	return 0;
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# tests/fuzz/run.sh: build and run the libFuzzer harnesses (clang, ASan + UBSan).
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: tests/fuzz/run.sh [SECONDS]      fuzz each harness for SECONDS (default 60)
+       tests/fuzz/run.sh --test         a short fixed, deterministic budget each; TSV on stdout
+       tests/fuzz/run.sh --build        build the harnesses only
+
+Harnesses (tests/fuzz/fuzz_NAME.c), each with its seed corpus in tests/fuzz/corpus/NAME/:
+  policy   cd_policy_load + cd_resolve for a fixed set of users and groups
+  fcaps    the security.capability decoder (cli_fcaps_decode)
+  escape   cd_quote, cli_text_escape, cli_json_string/hex, the UTF-8 scanner
+
+Fuzzing prints executions, exec/s and coverage (libFuzzer's cov: edges) per harness, keeps
+what it learns in _build/fuzz/corpus/NAME/ (not committed) and copies any crash input into
+tests/fuzz/corpus/NAME/ as a regression input. --test runs the committed corpus plus a fixed
+number of new inputs with -seed=1 and prints "PASS|FAIL<tab>fuzz: NAME (N execs)".
+Needs root (the policy file's directories must be root-owned) and the configured host build
+(./lab build) for config.h. Environment: FUZZ_HARNESSES="policy fcaps escape" to choose.
+EOF
+}
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+O="$ROOT/_build/fuzz"
+HARNESSES=(${FUZZ_HARNESSES:-policy fcaps escape})
+# --test: total runs per harness, the corpus included (about 10 s for policy on one core).
+declare -A TEST_RUNS=([policy]=12000 [fcaps]=200000 [escape]=100000)
+
+mode=fuzz seconds=60
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+  --test) mode=test ;;
+  --build) mode=build ;;
+  '') ;;
+  *[!0-9]*) usage >&2; exit 2 ;;
+  *) seconds=$1 ;;
+esac
+
+build() {
+  local config="$ROOT/_build/host"
+  [ -f "$config/config.h" ] || { echo "run.sh: $config/config.h missing: run ./lab build" >&2; return 1; }
+  # The core's files are listed once, in tests/tests.am (CORE_SOURCES).
+  local core
+  core=$(sed -n '/^CORE_SOURCES *=/,/[^\\]$/p' "$ROOT/tests/tests.am" | sed 's/^CORE_SOURCES *=//; s/\\$//' | tr -s ' \t\n' ' ')
+  make -C "$ROOT" -s -f tests/fuzz/fuzz.mk O="$O" CONFIG_H_DIR="$config" CORE_SOURCES="$core" >&2
+}
+
+# "key value" pairs from a libFuzzer log: execs, exec/s, cov (edges), ft, corpus, crash.
+figures() {
+  local log=$1
+  awk '
+    /^stat::number_of_executed_units:/ { execs = $2 }
+    /^stat::average_exec_per_sec:/ { rate = $2 }
+    / cov: / { for (i = 1; i < NF; i++) { if ($i == "cov:") cov = $(i + 1); if ($i == "ft:") ft = $(i + 1); if ($i == "corp:") corp = $(i + 1) } }
+    /Test unit written to / { crash = $NF }
+    END { printf "execs %s\nrate %s\ncov %s\nft %s\ncorp %s\ncrash %s\n", execs + 0, rate + 0, cov + 0, ft + 0, corp ? corp : "-", crash ? crash : "-" }
+  ' "$log"
+}
+
+# run NAME LOG ARGS...: one harness; its log in LOG. Never fails: the log says what happened.
+run_harness() {
+  local name=$1 log=$2; shift 2
+  mkdir -p "$O/artifacts/$name"
+  local dict="$ROOT/tests/fuzz/$name.dict"
+  [ -f "$dict" ] && set -- -dict="$dict" "$@"
+  ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    CD_FUZZ_DIR="$tmp" "$O/fuzz_$name" -artifact_prefix="$O/artifacts/$name/" \
+    -print_final_stats=1 "$@" >"$log" 2>&1 || true
+}
+
+if [ "$mode" = build ]; then build; exit 0; fi
+
+# The policy harness writes each input to a file whose directories must be root's and
+# unwritable by others: a private directory under /run, not the sticky /tmp.
+tmp=$(mktemp -d /run/capdelegate-fuzz.XXXXXX)
+cleanup() { rm -rf --one-file-system "$tmp"; }
+trap cleanup EXIT
+mkdir -p "$O/logs"
+
+if ! build; then
+  [ "$mode" = test ] && for h in "${HARNESSES[@]}"; do printf 'FAIL\tfuzz: %s (build failed)\n' "$h"; done
+  exit 1
+fi
+
+status=0
+for h in "${HARNESSES[@]}"; do
+  log="$O/logs/$h.log" seeds="$ROOT/tests/fuzz/corpus/$h"
+  if [ "$mode" = test ]; then
+    # New inputs go to a scratch directory, never into the committed corpus.
+    mkdir -p "$tmp/new-$h"
+    t0=$(date +%s%N)
+    run_harness "$h" "$log" -seed=1 -runs="${TEST_RUNS[$h]}" "$tmp/new-$h" "$seeds"
+    declare -A f=(); while read -r k v; do f[$k]=$v; done < <(figures "$log")
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    secs=$((ms / 1000)).$((ms % 1000 / 100))
+    if [ "${f[crash]}" = - ] && grep -q '^Done [0-9]* runs' "$log"; then
+      printf 'PASS\tfuzz: %s (%s execs, cov %s, %s s)\n' "$h" "${f[execs]}" "${f[cov]}" "$secs"
+    else
+      printf 'FAIL\tfuzz: %s (%s execs; crash input %s; log %s)\n' "$h" "${f[execs]}" "${f[crash]}" "$log"
+    fi
+    continue
+  fi
+  mkdir -p "$O/corpus/$h"
+  echo "fuzz: $h for $seconds s ..." >&2
+  run_harness "$h" "$log" -max_total_time="$seconds" "$O/corpus/$h" "$seeds"
+  declare -A f=(); while read -r k v; do f[$k]=$v; done < <(figures "$log")
+  printf '%-7s %10s execs %8s exec/s  cov: %5s edges  ft: %6s  corpus: %s' \
+    "$h" "${f[execs]}" "${f[rate]}" "${f[cov]}" "${f[ft]}" "${f[corp]}"
+  if [ "${f[crash]}" != - ]; then
+    keep="$seeds/regression-$(sha1sum "${f[crash]}" | cut -c1-16)"
+    cp "${f[crash]}" "$keep"
+    printf '  CRASH %s (kept as %s; log %s)\n' "${f[crash]}" "${keep#"$ROOT"/}" "$log"
+    status=1
+  elif ! grep -q '^Done [0-9]* runs' "$log"; then
+    printf '  FAILED (see %s)\n' "$log"
+    status=1
+  else
+    printf '\n'
+  fi
+done
+exit $status

@@ -394,7 +394,9 @@ t_audit_policy_rejected() {
 t_audit_json_schema() {
   need_root; local p t; p=$(std_policy); t=$(std_tree)
   capfile "$t/time_i" cap_sys_time=i
+  live_proc 736368656d61	# "schema": processes[] is not empty, its keys are checked
   cd_nss audit --json --processes --config "$p" "$t"; want_rc 1
+  kill "$LIVE_PID"
   "$HERE/check-json.py" "$MAN" "$OUT" >&2 || fail "JSON does not match the schema in capdelegate(8)"
   cp "$OUT" "$CASE_DIR/doc.json"
   cd_nss audit --config "$p" "$t"
@@ -511,6 +513,85 @@ t_audit_beyond_path_max() {
   want_text "$OUT" "/deep	2	none	cap_net_raw	no"
 }
 
+# ---- issue 8: contradictions, hidden characters, comm, resolved policy path, processes[] -----
+
+# A python3 process named by the bytes COMM_HEX, with cap_net_raw in pI (setpriv), or with
+# "distinct": uid 1001 and four different non-empty sets, pI {net_bind_service, net_admin,
+# net_raw, syslog}, pP {net_bind_service, net_admin, net_raw}, pE {net_admin}, pA {net_raw},
+# set through capset(2) (no file capabilities: $WORK may sit on a nosuid mount). Sets LIVE_PID.
+live_proc() { # live_proc COMM_HEX [distinct]
+  local ready="$CASE_DIR/ready.$1" i
+  command -v setpriv >/dev/null || skip "setpriv missing"
+  setpriv --inh-caps +net_raw python3 - "$1" "${2:-}" "$ready" >&2 <<'PY' &
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+name, mode, ready = bytes.fromhex(sys.argv[1]), sys.argv[2], open(sys.argv[3], "w")
+parent = os.getppid()
+
+def ok(rc):
+    if rc != 0:
+        raise OSError(ctypes.get_errno(), "prctl/capset")
+
+class Header(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+class Data(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+def capset(eff, prm, inh):
+    m = 0xFFFFFFFF
+    lo, hi = Data(eff & m, prm & m, inh & m), Data(eff >> 32, prm >> 32, inh >> 32)
+    ok(libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)(lo, hi)))  # _LINUX_CAPABILITY_VERSION_3
+
+ok(libc.prctl(15, ctypes.c_char_p(name), 0, 0, 0))                    # PR_SET_NAME
+if mode == "distinct":
+    ok(libc.prctl(8, 1, 0, 0, 0))                                     # PR_SET_KEEPCAPS: keep pP
+    os.setgroups([]); os.setresgid(1001, 1001, 1001); os.setresuid(1001, 1001, 1001)
+    bits = lambda *caps: sum(1 << c for c in caps)
+    capset(bits(12), bits(10, 12, 13), bits(10, 12, 13, 34))
+    ok(libc.prctl(47, 2, 13, 0, 0))                                   # PR_CAP_AMBIENT_RAISE
+ok(libc.prctl(1, 9, 0, 0, 0))       # PR_SET_PDEATHSIG SIGKILL (after setresuid, which clears it):
+if os.getppid() != parent:         # die with the case that started it, failed or not
+    sys.exit(1)
+ready.write("ready\n")
+ready.close()
+time.sleep(30)
+PY
+  LIVE_PID=$!
+  for i in $(seq 1 100); do [ -s "$ready" ] && return 0; sleep 0.05; done
+  fail "the live process did not start"
+}
+
+# Every field of processes[], by value, from a process whose four sets all differ; and the
+# schema checker must fail on an empty processes[] or on a dropped field.
+t_processes_json_fields() {
+  need_root; local p; p=$(std_policy)
+  live_proc 6669656c6473 distinct	# "fields"
+  cd_nss audit --json --processes --config "$p" "$CASE_DIR"
+  kill "$LIVE_PID"
+  "$HERE/check-json.py" --may-be-empty files --may-be-empty matrix "$MAN" "$OUT" >&2 \
+    || fail "JSON does not match the schema in capdelegate(8)"
+  python3 - "$OUT" "$LIVE_PID" "$HERE/check-json.py" "$MAN" <<'PY' >&2 || fail "processes[] fields"
+import json, subprocess, sys
+out, pid, checker, man = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+d = json.load(open(out))
+p = [x for x in d["processes"] if x["pid"] == pid]
+assert p == [{"pid": pid, "uid": 1001, "user": "alice", "comm": "fields",
+              "inheritable": ["cap_net_bind_service", "cap_net_admin", "cap_net_raw", "cap_syslog"],
+              "permitted": ["cap_net_bind_service", "cap_net_admin", "cap_net_raw"],
+              "effective": ["cap_net_admin"], "ambient": ["cap_net_raw"]}], p
+def rejects(doc):
+    with open(out + ".mut", "w") as f:
+        json.dump(doc, f)
+    return subprocess.run([checker, "--may-be-empty", "files", "--may-be-empty", "matrix", man,
+                           out + ".mut"], stdout=subprocess.DEVNULL).returncode == 1
+assert rejects(dict(d, processes=[])), "an empty processes[] passes"
+for key in p[0]:
+    assert rejects(dict(d, processes=[{k: v for k, v in p[0].items() if k != key}])), key
+PY
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
@@ -524,6 +605,7 @@ CASES=(
   audit_finding_writable_dir audit_finding_nosuid audit_finding_nosuid_bind audit_clean_exit audit_policy_rejected
   audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
   audit_single_file_and_threads audit_beyond_path_max
+  processes_json_fields
 )
 
 run_case() {

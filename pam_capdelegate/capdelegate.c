@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_out.h"
 
 static const char usage[] =
 	"usage: capdelegate COMMAND [OPTIONS] [ARGS]\n"
@@ -43,7 +44,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(cmd, cmds[i].name) == 0)
 			return cmds[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "capdelegate: unknown command '%s'\n", cmd);
+	/* argv is text anyone may pass (a script, a crafted alias): escaped like every name. */
+	fputs("capdelegate: unknown command '", stderr);
+	cli_text_escape(stderr, cmd);
+	fputs("'\n", stderr);
 	fputs(usage, stderr);
 	return CLI_ERROR;
 }

@@ -14,13 +14,15 @@
 size_t cli_utf8_seq(const unsigned char *s, size_t len);
 int cli_utf8_valid(const char *s);
 
-/* Text: printable ASCII and valid non-control UTF-8 as they are; backslash, control
- * characters (C0, DEL, C1) and invalid bytes as \xNN, so one name is one line and can be
- * decoded back to its bytes. */
+/* Text: printable ASCII and valid UTF-8 as they are; backslash, control characters (C0, DEL,
+ * C1), invisible format characters (Unicode Cf, Zl, Zp: bidi overrides and isolates,
+ * zero-width characters, U+2028/U+2029; see cli_out.c) and invalid bytes as \xNN, one escape
+ * per byte, so one name is one line, reads as what it is, and can be decoded back to its
+ * bytes. Every text output of the CLI goes through this one function. */
 void cli_text_escape(FILE *out, const char *s);
 
 /* JSON string with quotes: invalid UTF-8 bytes become U+FFFD (the exact bytes are given
- * separately as hex, see cli_json_hex), control characters \u00NN. */
+ * separately as hex, see cli_json_hex), control and invisible format characters \uXXXX. */
 void cli_json_string(FILE *out, const char *s);
 /* JSON string of the bytes of s in lower-case hex. */
 void cli_json_hex(FILE *out, const char *s);

@@ -515,6 +515,81 @@ t_audit_beyond_path_max() {
 
 # ---- issue 8: contradictions, hidden characters, comm, resolved policy path, processes[] -----
 
+# Every text and JSON output, against Python's unicodedata as the oracle: no control (but tab
+# and newline), format (Cf), line (Zl) or paragraph (Zp) character reaches the output raw, and
+# text shows each hidden or invalid byte as \xNN, exactly once.
+t_escape_hidden_chars() {
+  need_root; local t="$CASE_DIR/files"
+  mkdir -p "$t"
+  python3 - "$BIN" "$NSS_WRAPPER_LIB" "$NSSDIR" "$CASE_DIR" "$MAN" "$HERE/check-json.py" <<'PY' >&2
+import json, os, subprocess, sys, unicodedata
+binary, nsslib, nssdir, case, man, checker = sys.argv[1:]
+HIDDEN = ("Cc", "Cf", "Zl", "Zp", "Cs")
+env = dict(os.environ, LD_PRELOAD=nsslib, NSS_WRAPPER_PASSWD=nssdir + "/passwd",
+           NSS_WRAPPER_GROUP=nssdir + "/group")
+
+def escape(b):
+    """What the CLI's text escaper must print for the bytes b."""
+    out, i = [], 0
+    while i < len(b):
+        n, ch = 1, None
+        for k in (1, 2, 3, 4):
+            try:
+                ch, n = b[i:i + k].decode("utf-8"), k
+                break
+            except UnicodeDecodeError:
+                pass
+        if ch is None or ch == "\\" or unicodedata.category(ch) in HIDDEN:
+            out.append("".join("\\x%02x" % x for x in b[i:i + n]))
+        else:
+            out.append(ch)
+        i += n
+    return "".join(out)
+
+def run(*args):
+    r = subprocess.run([binary] + list(args), env=env, capture_output=True)
+    for name, data in (("stdout", r.stdout), ("stderr", r.stderr)):
+        text = data.decode("utf-8")     # strict: invalid bytes never reach the output
+        raw = [hex(ord(c)) for c in text if c not in "\t\n" and unicodedata.category(c) in HIDDEN]
+        assert not raw, "%s %s: raw %s" % (args[0], name, raw)
+    return r.stdout.decode().splitlines()
+
+hidden = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) in ("Cf", "Zl", "Zp")]
+hidden += [chr(c) for c in range(1, 0x20) if c != ord("/")] + [chr(c) for c in range(0x7F, 0xA0)]
+# Every hidden character in the policy path (components under NAME_MAX; it does not exist).
+chunks = ["".join(hidden[i:i + 40]) for i in range(0, len(hidden), 40)]
+policy = os.path.join(case, "nowhere", *chunks).encode() + b"/bad\xff\xc0\xaf\\.conf"
+# A few of them in file names with capabilities (text and JSON of explain and audit).
+tree = os.path.join(case, "files").encode()
+names = ["rlo\u202egnp.exe", "ls\u2028x", "zw\u200bsp", "bom\ufeff", "iso\u2066x\u2069",
+         "alm\u061c", "nel\u0085", "tag\U000e0041", "sep\u2029"]
+for n in names:
+    f = os.path.join(tree, n.encode())
+    open(f, "wb").close()
+    subprocess.run(["setcap", "cap_net_raw=i", f], check=True)
+files = sorted(os.path.join(tree, n.encode()) for n in names)
+
+out = run("check", "--config", policy)
+assert out[0].startswith(escape(policy) + ": "), (out, escape(policy))
+out = run("explain", "root", "--config", policy, tree)
+assert "policy\t%s\tmissing" % escape(policy) in out, out
+got = sorted(l.split("\t")[1] for l in out if l.startswith("exec\t"))
+assert got == sorted(escape(f) for f in files), got
+out = run("audit", "--config", policy, tree)
+assert out[0].startswith("# policy\t%s\t" % escape(policy)), out[0]
+got = sorted(l.split("\t")[1] for l in out if l.startswith("file\t"))
+assert got == sorted(escape(f) for f in files), got
+doc = os.path.join(case, "doc.json")
+with open(doc, "w") as fp:
+    fp.write("\n".join(run("audit", "--json", "--config", policy, tree)))
+d = json.load(open(doc))
+assert d["policy"]["path"] == policy.decode("utf-8", "replace"), d["policy"]
+assert sorted(f["path"].encode() for f in d["files"]) == files, d["files"]
+subprocess.run([checker, "--may-be-empty", "policy.rules", "--may-be-empty", "matrix", man, doc],
+               check=True, stdout=sys.stderr)     # a missing policy: no rules, nobody gains
+PY
+}
+
 # A python3 process named by the bytes COMM_HEX, with cap_net_raw in pI (setpriv), or with
 # "distinct": uid 1001 and four different non-empty sets, pI {net_bind_service, net_admin,
 # net_raw, syslog}, pP {net_bind_service, net_admin, net_raw}, pE {net_admin}, pA {net_raw},
@@ -592,6 +667,11 @@ for key in p[0]:
 PY
 }
 
+t_unknown_command_escaped() {
+  cd_run "$(printf 'frob\033[2J\342\200\256\nx')"; want_rc 2
+  want_text "$ERR" "unknown command 'frob\\x1b[2J\\xe2\\x80\\xae\\x0ax'"
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
@@ -605,7 +685,7 @@ CASES=(
   audit_finding_writable_dir audit_finding_nosuid audit_finding_nosuid_bind audit_clean_exit audit_policy_rejected
   audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
   audit_single_file_and_threads audit_beyond_path_max
-  processes_json_fields
+  escape_hidden_chars processes_json_fields unknown_command_escaped
 )
 
 run_case() {

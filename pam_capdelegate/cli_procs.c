@@ -15,13 +15,32 @@
 
 #include "cli_procs.h"
 
+/* The kernel escapes the task name in "Name:" (fs/proc/array.c proc_task_name:
+ * seq_escape_str(m, tcomm, ESCAPE_SPACE | ESCAPE_SPECIAL, "\n\\"): only a newline, as "\n",
+ * and a backslash, as "\\"; every other byte is raw). Undo it in place to get the comm's own
+ * bytes, which the CLI's escapers then escape exactly once. Since every backslash of the comm
+ * is escaped, "\n" cannot be a backslash of the comm followed by an 'n'. */
+static void unescape_comm(char *s)
+{
+	char *o = s;
+	for (const char *i = s; *i; i++) {
+		if (i[0] == '\\' && (i[1] == 'n' || i[1] == '\\'))
+			*o++ = *++i == 'n' ? '\n' : '\\';
+		else
+			*o++ = *i;
+	}
+	*o = '\0';
+}
+
 static void parse_status_line(struct cli_proc *p, const char *line)
 {
 	if (strncmp(line, "Name:\t", 6) == 0) {
 		free(p->comm);
 		p->comm = strdup(line + 6);
-		if (p->comm != NULL)
+		if (p->comm != NULL) {
 			p->comm[strcspn(p->comm, "\n")] = '\0';
+			unescape_comm(p->comm);
+		}
 	} else if (strncmp(line, "Uid:", 4) == 0) {
 		p->uid = (uid_t)strtoul(line + 4, NULL, 10);
 	} else if (strncmp(line, "CapInh:", 7) == 0) {

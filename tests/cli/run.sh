@@ -638,6 +638,20 @@ PY
   fail "the live process did not start"
 }
 
+# The kernel escapes "\n" and "\\" in /proc/PID/status Name:; the CLI must print the comm's own
+# bytes escaped once, text and JSON.
+t_processes_comm_escaped_once() {
+  need_root; local p; p=$(std_policy)
+  live_proc "615c620a631be280ae"	# a \ b newline c ESC U+202E
+  cd_nss audit --processes --config "$p" "$CASE_DIR"
+  want_text "$OUT" "$(printf 'process\t%s\troot\t%s\tcap_net_raw' "$LIVE_PID" 'a\x5cb\x0ac\x1b\xe2\x80\xae')"
+  cd_nss audit --json --processes --config "$p" "$CASE_DIR"
+  kill "$LIVE_PID"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=[x for x in d["processes"] if x["pid"]==int(sys.argv[2])]; assert p and p[0]["comm"]=="a\\b\nc\x1b\u202e", p' "$OUT" "$LIVE_PID" \
+    || fail "JSON comm is not the comm's own text"
+  no_text "$OUT" $'\xe2\x80\xae'	# JSON writes U+202E as \u202e
+}
+
 # Every field of processes[], by value, from a process whose four sets all differ; and the
 # schema checker must fail on an empty processes[] or on a dropped field.
 t_processes_json_fields() {
@@ -685,7 +699,7 @@ CASES=(
   audit_finding_writable_dir audit_finding_nosuid audit_finding_nosuid_bind audit_clean_exit audit_policy_rejected
   audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
   audit_single_file_and_threads audit_beyond_path_max
-  escape_hidden_chars processes_json_fields unknown_command_escaped
+  escape_hidden_chars processes_comm_escaped_once processes_json_fields unknown_command_escaped
 )
 
 run_case() {

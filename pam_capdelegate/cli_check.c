@@ -7,6 +7,7 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_common.h"
@@ -71,6 +72,75 @@ static size_t check_rule(const struct cd_policy *pol, const struct cd_rule *r, c
 	return warnings;
 }
 
+static int same_subject(const struct cd_rule *a, const struct cd_rule *b)
+{
+	return a->kind == b->kind && (a->kind == CD_SUBJECT_DEFAULT || strcmp(a->name, b->name) == 0);
+}
+
+/* Subject (kind, then name), then line. */
+static int subject_cmp(const void *x, const void *y)
+{
+	const struct cd_rule *a = *(const struct cd_rule *const *)x;
+	const struct cd_rule *b = *(const struct cd_rule *const *)y;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	int c = a->kind == CD_SUBJECT_DEFAULT ? 0 : strcmp(a->name, b->name);
+	if (c != 0)
+		return c;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* The rules of one subject, r[0..n) in line order: each "none" line beside a granting one. */
+static size_t warn_contradiction(const struct cd_policy *pol, const struct cd_rule **r, size_t n)
+{
+	const struct cd_rule *grant = NULL;
+	cd_capmask all = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (r[i]->caps != 0 && grant == NULL)
+			grant = r[i];
+		all |= r[i]->caps;
+	}
+	size_t warnings = 0;
+	for (size_t i = 0; grant != NULL && i < n; i++) {
+		if (r[i]->caps != 0)
+			continue;
+		fputs("capdelegate: warning: ", stderr);
+		cli_text_escape(stderr, pol->path);
+		fprintf(stderr, ":%zu: \"none\" for ", r[i]->line);
+		cli_print_subject(stderr, r[i]->kind, r[i]->name);
+		fputs(" contradicts ", stderr);
+		cli_text_escape(stderr, pol->path);
+		fprintf(stderr, ":%zu: a subject's lines add up, so the lines of ", grant->line);
+		cli_print_subject(stderr, r[i]->kind, r[i]->name);
+		fputs(" grant ", stderr);
+		cli_print_caps(stderr, all);
+		fputc('\n', stderr);
+		warnings++;
+	}
+	return warnings;
+}
+
+/* A subject's lines add up (capdelegate.conf(5), RESOLUTION), so "alice none" beside "alice
+ * cap_net_raw" takes nothing away: whoever wrote the "none" meant something the module will
+ * not do. Sorted by subject, so a policy of many lines costs n log n, not n^2. */
+static size_t check_contradictions(const struct cd_policy *pol)
+{
+	const struct cd_rule **r = calloc(pol->nrules ? pol->nrules : 1, sizeof(*r));
+	if (r == NULL)
+		return 0;
+	for (size_t i = 0; i < pol->nrules; i++)
+		r[i] = &pol->rules[i];
+	qsort(r, pol->nrules, sizeof(*r), subject_cmp);
+	size_t warnings = 0;
+	for (size_t i = 0, j; i < pol->nrules; i = j) {
+		for (j = i + 1; j < pol->nrules && same_subject(r[i], r[j]); j++)
+			continue;
+		warnings += warn_contradiction(pol, r + i, j - i);
+	}
+	free(r);
+	return warnings;
+}
+
 static int dir_warning(void *arg, const char *dir, const char *why)
 {
 	size_t *warnings = arg;
@@ -99,6 +169,7 @@ int cli_check_main(int argc, char **argv)
 	cd_capmask risky = risky_mask();
 	for (size_t i = 0; i < pol.nrules; i++)
 		warnings += check_rule(&pol, &pol.rules[i], risky);
+	warnings += check_contradictions(&pol);
 	if (st != CD_POLICY_MISSING)
 		cli_unsafe_dirs(pol.path, dir_warning, &warnings);
 	cli_text_escape(stdout, pol.path);

@@ -515,6 +515,19 @@ t_audit_beyond_path_max() {
 
 # ---- issue 8: contradictions, hidden characters, comm, resolved policy path, processes[] -----
 
+t_check_contradiction() {
+  need_root; local p
+  p=$(printf '%s\n' 'alice cap_net_raw' '@netops cap_net_admin' 'alice none' '@netops none' \
+        '* cap_syslog' '* none' 'dave none' 'bob none' 'bob cap_net_raw' 'carol none' 'carol none' | policy)
+  cd_nss check --config "$p"; want_rc 1
+  want_text "$ERR" "$p:3: \"none\" for alice contradicts $p:1: "
+  want_text "$ERR" "$p:4: \"none\" for @netops contradicts $p:2: "
+  want_text "$ERR" "$p:6: \"none\" for * contradicts $p:5: "
+  want_text "$ERR" "$p:8: \"none\" for bob contradicts $p:9: "   # a "none" above the grant too
+  [ "$(count_lines "$ERR" contradicts)" -eq 4 ] || fail "want 4 contradictions (not dave's, not carol's)"
+  want_line "$OUT" "$p: ok, 11 rules, 4 warnings"
+}
+
 # Every text and JSON output, against Python's unicodedata as the oracle: no control (but tab
 # and newline), format (Cf), line (Zl) or paragraph (Zp) character reaches the output raw, and
 # text shows each hidden or invalid byte as \xNN, exactly once.
@@ -699,7 +712,7 @@ CASES=(
   audit_finding_writable_dir audit_finding_nosuid audit_finding_nosuid_bind audit_clean_exit audit_policy_rejected
   audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
   audit_single_file_and_threads audit_beyond_path_max
-  escape_hidden_chars processes_comm_escaped_once processes_json_fields unknown_command_escaped
+  check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields unknown_command_escaped
 )
 
 run_case() {

@@ -187,25 +187,47 @@ static int unsafe_dir(const char *dir, char *why, size_t size)
 	return 0;
 }
 
+/* "/a/b" -> "/a", "/a" -> "/": the canonical directory above a canonical path. */
+static void cut_last(char *path)
+{
+	char *slash = strrchr(path, '/');
+	if (slash == path)
+		path[1] = '\0';
+	else if (slash != NULL)
+		*slash = '\0';
+}
+
+/* The canonical directory holding what @path resolves to, every symlink followed, the last
+ * component included: the module opens the target, so the target's directories decide who
+ * can replace the policy, not the link's (issue 8; OpenSSH's safe_path judges the realpath
+ * of authorized_keys the same way). If @path does not resolve (gone, a dangling link), the
+ * canonical directory above it. NULL if neither resolves. */
+static char *resolved_parent(const char *path)
+{
+	char *dir = realpath(path, NULL);
+	if (dir == NULL) {
+		char *copy = strdup(path);
+		dir = copy != NULL ? realpath(dirname(copy), NULL) : NULL;
+		free(copy);
+		return dir;
+	}
+	cut_last(dir);
+	return dir;
+}
+
 int cli_unsafe_dirs(const char *path, cli_dir_cb cb, void *arg)
 {
-	char *copy = strdup(path);
-	if (copy == NULL)
-		return -1;
-	char *dir = realpath(dirname(copy), NULL);
-	free(copy);
+	char *dir = resolved_parent(path);
+	if (dir == NULL)
+		return 0;
 	int ret = 0;
 	char why[64];
-	for (char *end = dir; dir != NULL && ret == 0 && end != NULL;) {
+	for (;;) {	/* from the target's directory up to "/" */
 		if (unsafe_dir(dir, why, sizeof(why)))
 			ret = cb(arg, dir, why);
-		end = strrchr(dir, '/');
-		if (end == dir && dir[1] != '\0')
-			dir[1] = '\0';	/* go on to "/" itself */
-		else if (end != NULL && end != dir)
-			*end = '\0';
-		else
-			end = NULL;
+		if (ret != 0 || strcmp(dir, "/") == 0)
+			break;
+		cut_last(dir);
 	}
 	free(dir);
 	return ret;

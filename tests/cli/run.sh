@@ -699,6 +699,21 @@ t_unknown_command_escaped() {
   want_text "$ERR" "unknown command 'frob\\x1b[2J\\xe2\\x80\\xae\\x0ax'"
 }
 
+# check judges the directories of the policy's resolved target, not those above a symlink.
+t_check_resolved_symlink() {
+  need_root; local g="$CASE_DIR/grp" s="$CASE_DIR/safe" u="$CASE_DIR/open"
+  mkdir -p "$g" "$s" "$u"; chmod 0775 "$g"; chmod 0755 "$s"; chmod 0777 "$u"
+  printf 'alice cap_net_raw\n' >"$g/p.conf"; printf 'alice cap_net_raw\n' >"$s/p.conf"
+  chmod 0644 "$g/p.conf" "$s/p.conf"
+  ln -s "$g/p.conf" "$s/to-grp.conf"; ln -s ../safe/p.conf "$u/to-safe.conf"
+  cd_nss check --config "$s/to-grp.conf"
+  [ "$RC" -ne 0 ] || fail "a policy in a group-writable directory passes"
+  want_text "$ERR" "warning: $g: directory above the policy is writable by its group (mode 0775)"
+  no_text "$ERR" "warning: $s:"
+  cd_nss check --config "$u/to-safe.conf"; want_rc 0
+  no_text "$ERR" "$u"
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
@@ -712,7 +727,8 @@ CASES=(
   audit_finding_writable_dir audit_finding_nosuid audit_finding_nosuid_bind audit_clean_exit audit_policy_rejected
   audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
   audit_single_file_and_threads audit_beyond_path_max
-  check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields unknown_command_escaped
+  check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields
+  unknown_command_escaped check_resolved_symlink
 )
 
 run_case() {

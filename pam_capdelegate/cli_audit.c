@@ -18,14 +18,21 @@ static const char usage[] =
 	"usage: capdelegate audit [--config FILE] [--json] [--processes] [--threads N] [PATH...]\n"
 	"\n"
 	"List every file carrying security.capability below PATH (default /, local filesystems\n"
-	"only), what each policy subject gains by executing it, and findings. Exit 0 without\n"
-	"findings, 1 with findings, 2 on errors (policy rejected, PATH unreadable).\n"
+	"only), what each policy subject gains by executing it, and findings. Entries that\n"
+	"vanished during the scan and errors are listed too. Exit 0 without findings, 1 with\n"
+	"findings, 2 on errors (policy rejected, any PATH or entry that could not be read).\n"
 	"\n"
 	"  --config FILE   policy (default " CD_DEFAULT_CONFIG ")\n"
 	"  --json          one JSON document (schema in capdelegate(8))\n"
 	"  --processes     also list running processes with a non-empty inheritable set\n"
-	"  --threads N     walk with 1 or 2 threads (default 2)\n"
+	"  --threads N     walk with N threads, 1 to 16 (default: one per online CPU)\n"
 	"  --all-fs        also enter pseudo and remote filesystems\n";
+
+const char *cli_errno_name(int err)
+{
+	const char *name = strerrorname_np(err);
+	return name != NULL ? name : "EUNKNOWN";
+}
 
 const char *cli_subject_kind_str(enum cd_subject_kind k)
 {
@@ -104,40 +111,39 @@ static int already_reported(const struct cli_audit *a, const char *id, const cha
 	return 0;
 }
 
-static int dir_finding(void *arg, const char *dir, const char *why)
-{
-	struct cli_audit *a = arg;
-	if (already_reported(a, "writable-directory", dir))
-		return 0;
-	return add_finding(a, "writable-directory", dir, 0, 0,
-			   "directory above a capability file is %s: its files can be replaced", why);
-}
-
 /* Who may change a capability file decides who may hand out its capabilities: the file
  * itself, and every directory above it (a writable directory lets one rename the file away
- * and put another in its place). */
-static int check_dirs(struct cli_audit *a, const char *path)
+ * and put another in its place). The walk noted those directories (cli_dirnote). */
+static int check_dirs(struct cli_audit *a, const struct cli_capfile *f)
 {
-	return cli_unsafe_dirs(path, dir_finding, a);
-}
-
-static int check_file_perms(struct cli_audit *a, const struct cli_capfile *f)
-{
-	struct stat st;
-	if (lstat(f->path, &st) < 0)
-		return 0;	/* gone since the scan */
-	if (st.st_uid != 0)
-		return add_finding(a, "writable-file", f->path, 0, 0,
-				   "capability file is owned by uid %u", (unsigned)st.st_uid);
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return add_finding(a, "writable-file", f->path, 0, 0,
-				   "capability file is writable by %s (mode %04o)",
-				   st.st_mode & S_IWOTH ? "others" : "its group",
-				   (unsigned)(st.st_mode & 07777));
+	for (const struct cli_dirnote *d = f->unsafe_dirs; d != NULL; d = d->parent) {
+		if (already_reported(a, "writable-directory", d->path))
+			return 0;	/* and so was every directory above it */
+		if (add_finding(a, "writable-directory", d->path, 0, 0, "directory above a "
+				"capability file is %s: its files can be replaced", d->why) < 0)
+			return -1;
+	}
 	return 0;
 }
 
-static int file_findings(struct cli_audit *a, const struct cli_capfile *f, cd_capmask delegated)
+/* Owner and mode as the walk saw them (lstat relative to the directory). */
+static int check_file_perms(struct cli_audit *a, const struct cli_capfile *f)
+{
+	if (!f->have_stat)
+		return 0;	/* gone before it could be examined: listed as vanished */
+	if (f->uid != 0)
+		return add_finding(a, "writable-file", f->path, 0, 0,
+				   "capability file is owned by uid %u", (unsigned)f->uid);
+	if (f->mode & (S_IWGRP | S_IWOTH))
+		return add_finding(a, "writable-file", f->path, 0, 0,
+				   "capability file is writable by %s (mode %04o)",
+				   f->mode & S_IWOTH ? "others" : "its group",
+				   (unsigned)(f->mode & 07777));
+	return 0;
+}
+
+/* What the value says: whether it applies here, fP, fI outside the policy. */
+static int value_findings(struct cli_audit *a, const struct cli_capfile *f, cd_capmask delegated)
 {
 	const struct cli_fcaps *c = &f->caps;
 	int rc = 0;
@@ -158,16 +164,23 @@ static int file_findings(struct cli_audit *a, const struct cli_capfile *f, cd_ca
 				  "namespace whose root is uid %u, not on this host", (unsigned)c->rootid,
 				  (unsigned)c->rootid);
 	if (cli_fcaps_ignored(f) != NULL)	/* grants nothing here: fP and fI do not matter */
-		goto perms;
+		return rc;
 	if (c->permitted)
 		rc |= add_finding(a, "permitted", f->path, 0, c->permitted,
 				  "fP grants these to everyone who executes the file, bypassing delegation");
 	if (c->inheritable & ~delegated)
 		rc |= add_finding(a, "undelegated-inheritable", f->path, 0, c->inheritable & ~delegated,
 				  "fI bits no policy line delegates: nobody gains them through this file");
-perms:
+	return rc;
+}
+
+/* Every capability file, whatever its value: who can replace it (a revision-1 value the
+ * kernel will not show still grants at exec). */
+static int file_findings(struct cli_audit *a, const struct cli_capfile *f, cd_capmask delegated)
+{
+	int rc = value_findings(a, f, delegated);
 	rc |= check_file_perms(a, f);
-	rc |= check_dirs(a, f->path);
+	rc |= check_dirs(a, f);
 	return rc;
 }
 
@@ -199,16 +212,23 @@ static int build_findings(struct cli_audit *a)
 	return policy_findings(a);
 }
 
+/* fP, fI and fE of a value the kernel would not show are unknown, not empty: a revision-1
+ * value still grants at exec. */
 static void print_file(FILE *out, const struct cli_capfile *f)
 {
 	const char *ignored = cli_fcaps_ignored(f);
 	fputs("file\t", out);
 	cli_text_escape(out, f->path);
 	fprintf(out, "\t%d\t", f->caps.revision);
-	cli_print_caps(out, f->caps.permitted);
+	if (f->read_errno != 0) {
+		fputs("unknown\tunknown\tunknown", out);
+	} else {
+		cli_print_caps(out, f->caps.permitted);
+		fputc('\t', out);
+		cli_print_caps(out, f->caps.inheritable);
+		fprintf(out, "\t%s", f->caps.effective ? "yes" : "no");
+	}
 	fputc('\t', out);
-	cli_print_caps(out, f->caps.inheritable);
-	fprintf(out, "\t%s\t", f->caps.effective ? "yes" : "no");
 	if (f->caps.has_rootid)
 		fprintf(out, "%u", (unsigned)f->caps.rootid);
 	else
@@ -248,33 +268,52 @@ static void print_finding(FILE *out, const struct cli_audit *a, const struct cli
 	fprintf(out, "\t%s\n", f->message);
 }
 
+static void print_problems(FILE *out, const struct cli_scan *scan)
+{
+	for (size_t i = 0; i < scan->nvanished; i++) {
+		fputs("vanished\t", out);
+		cli_text_escape(out, scan->vanished[i].path);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < scan->nerrors; i++) {
+		const struct cli_problem *p = &scan->errors[i];
+		fputs("error\t", out);
+		cli_text_escape(out, p->path);
+		fprintf(out, "\t%s\t%s\t%s\n", p->what, cli_errno_name(p->err), strerror(p->err));
+	}
+}
+
+static void print_process(FILE *out, const struct cli_proc *p)
+{
+	fprintf(out, "process\t%d\t", (int)p->pid);
+	if (p->user != NULL)
+		cli_text_escape(out, p->user);
+	else
+		fprintf(out, "%u", (unsigned)p->uid);
+	fputc('\t', out);
+	cli_text_escape(out, p->comm);
+	fputc('\t', out);
+	cli_print_caps(out, p->inheritable);
+	fputc('\n', out);
+}
+
 static void print_text(FILE *out, const struct cli_audit *a)
 {
 	fputs("# policy\t", out);
 	cli_text_escape(out, a->pol.path);
 	fprintf(out, "\t%s\t%zu rules\n", cd_status_str(a->pol.status), a->pol.nrules);
 	fprintf(out, "# scanned\t%zu directories\t%zu regular files\t%zu capability files\t"
-		"%zu mounts skipped\t%zu errors\n", a->scan.ndirs, a->scan.nregular,
-		a->scan.nfiles, a->scan.nskipped_mounts, a->scan.nerrors);
+		"%zu mounts skipped\t%zu vanished\t%zu errors\n", a->scan.ndirs, a->scan.nregular,
+		a->scan.nfiles, a->scan.nskipped_mounts, a->scan.nvanished, a->scan.nerrors);
 	for (size_t i = 0; i < a->scan.nfiles; i++)
 		print_file(out, &a->scan.files[i]);
 	for (size_t i = 0; i < a->scan.nfiles; i++)
 		print_gains(out, a, &a->scan.files[i]);
 	for (size_t i = 0; i < a->nfindings; i++)
 		print_finding(out, a, &a->findings[i]);
-	for (size_t i = 0; i < a->nprocs; i++) {
-		const struct cli_proc *p = &a->procs[i];
-		fprintf(out, "process\t%d\t", (int)p->pid);
-		if (p->user != NULL)
-			cli_text_escape(out, p->user);
-		else
-			fprintf(out, "%u", (unsigned)p->uid);
-		fputc('\t', out);
-		cli_text_escape(out, p->comm);
-		fputc('\t', out);
-		cli_print_caps(out, p->inheritable);
-		fputc('\n', out);
-	}
+	print_problems(out, &a->scan);
+	for (size_t i = 0; i < a->nprocs; i++)
+		print_process(out, &a->procs[i]);
 }
 
 static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
@@ -285,7 +324,9 @@ static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
 		{ "all-fs", no_argument, NULL, 'a' }, { NULL, 0, NULL, 0 },
 	};
 	int c, flags = CLI_WALK_LOCAL_ONLY;
-	a->scan.threads = 2;
+	char *end;
+	long n;
+	a->scan.threads = 0;	/* the walker's default */
 	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': a->config = optarg; break;
@@ -293,11 +334,13 @@ static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
 		case 'p': a->want_procs = 1; break;
 		case 'a': flags &= ~CLI_WALK_LOCAL_ONLY; break;
 		case 't':
-			if (strcmp(optarg, "1") != 0 && strcmp(optarg, "2") != 0) {
-				fputs("capdelegate: audit: --threads must be 1 or 2\n", stderr);
+			n = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || n < 1 || n > CLI_WALK_MAX_THREADS) {
+				fprintf(stderr, "capdelegate: audit: --threads must be 1 to %d\n",
+					CLI_WALK_MAX_THREADS);
 				return -1;
 			}
-			a->scan.threads = optarg[0] - '0';
+			a->scan.threads = (int)n;
 			break;
 		default: fputs(usage, stderr); return -1;
 		}
@@ -333,10 +376,11 @@ int cli_audit_main(int argc, char **argv)
 	/* A rejected policy grants nothing at login: audit on with no rules, and say so. */
 	enum cd_status st = cli_load_policy(&a.pol, a.config);
 	a.bound = cli_bounding_set();
-	a.failed_roots = cli_scan_roots(&a.scan, a.roots, a.nroots, flags);
-	int rc = build_subjects(&a) < 0 || build_findings(&a) < 0 ? -1 : 0;
+	int scanned = cli_scan_roots(&a.scan, a.roots, a.nroots, flags);
+	a.incomplete = scanned != 0;
+	int rc = scanned < 0 || build_subjects(&a) < 0 || build_findings(&a) < 0 ? -1 : 0;
 	if (rc == 0 && a.want_procs && cli_procs_scan(&a.procs, &a.nprocs) < 0)
-		a.failed_roots++;
+		a.incomplete = 1;
 	if (rc < 0) {
 		fputs("capdelegate: audit: out of memory; no report\n", stderr);
 		audit_free(&a);
@@ -346,7 +390,7 @@ int cli_audit_main(int argc, char **argv)
 		cli_audit_print_json(stdout, &a);
 	else
 		print_text(stdout, &a);
-	int ret = st != CD_POLICY_OK || a.failed_roots ? CLI_ERROR : a.nfindings ? CLI_WARN : CLI_OK;
+	int ret = st != CD_POLICY_OK || a.incomplete ? CLI_ERROR : a.nfindings ? CLI_WARN : CLI_OK;
 	audit_free(&a);
 	return ret;
 }

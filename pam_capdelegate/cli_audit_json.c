@@ -5,11 +5,15 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "cli_audit.h"
 #include "cli_common.h"
 #include "cli_out.h"
 
-#define SCHEMA_VERSION 1
+/* 2: fP, fI and fE of a value the kernel will not show are null (unknown), no longer empty;
+ * scan.vanished, errors[] and vanished[] added. */
+#define SCHEMA_VERSION 2
 
 /* "key": "text", "key_hex": "bytes" - the string for people, the hex for exact bytes. */
 static void json_name(FILE *out, const char *key, const char *s)
@@ -55,8 +59,9 @@ static void json_scan(FILE *out, const struct cli_audit *a)
 		cli_json_string(out, a->roots[i]);
 	}
 	fprintf(out, "],\"directories\":%zu,\"regular_files\":%zu,\"capability_files\":%zu,"
-		"\"skipped_mounts\":%zu,\"errors\":%zu}", a->scan.ndirs, a->scan.nregular,
-		a->scan.nfiles, a->scan.nskipped_mounts, a->scan.nerrors);
+		"\"skipped_mounts\":%zu,\"vanished\":%zu,\"errors\":%zu}", a->scan.ndirs,
+		a->scan.nregular, a->scan.nfiles, a->scan.nskipped_mounts, a->scan.nvanished,
+		a->scan.nerrors);
 }
 
 static void json_file(FILE *out, const struct cli_capfile *f)
@@ -65,10 +70,15 @@ static void json_file(FILE *out, const struct cli_capfile *f)
 	fputc('{', out);
 	json_name(out, "path", f->path);
 	fprintf(out, ",\"revision\":%d,\"permitted\":", f->caps.revision);
-	cli_json_caps(out, f->caps.permitted);
-	fputs(",\"inheritable\":", out);
-	cli_json_caps(out, f->caps.inheritable);
-	fprintf(out, ",\"effective\":%s,\"rootid\":", f->caps.effective ? "true" : "false");
+	if (f->read_errno != 0) {	/* unknown, which is not empty: see cli_capfile */
+		fputs("null,\"inheritable\":null,\"effective\":null", out);
+	} else {
+		cli_json_caps(out, f->caps.permitted);
+		fputs(",\"inheritable\":", out);
+		cli_json_caps(out, f->caps.inheritable);
+		fprintf(out, ",\"effective\":%s", f->caps.effective ? "true" : "false");
+	}
+	fputs(",\"rootid\":", out);
 	if (f->caps.has_rootid)
 		fprintf(out, "%u", (unsigned)f->caps.rootid);
 	else
@@ -153,6 +163,27 @@ static void json_procs(FILE *out, const struct cli_audit *a)
 	fputc(']', out);
 }
 
+static void json_problems(FILE *out, const struct cli_scan *scan)
+{
+	fputs("\"errors\":[", out);
+	for (size_t i = 0; i < scan->nerrors; i++) {
+		const struct cli_problem *p = &scan->errors[i];
+		fputs(i ? ",{" : "{", out);
+		json_name(out, "path", p->path);
+		fprintf(out, ",\"operation\":\"%s\",\"errno\":\"%s\",\"message\":", p->what,
+			cli_errno_name(p->err));
+		cli_json_string(out, strerror(p->err));
+		fputc('}', out);
+	}
+	fputs("],\"vanished\":[", out);
+	for (size_t i = 0; i < scan->nvanished; i++) {
+		fputs(i ? ",{" : "{", out);
+		json_name(out, "path", scan->vanished[i].path);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 void cli_audit_print_json(FILE *out, const struct cli_audit *a)
 {
 	fprintf(out, "{\"version\":%d,\"bounding\":", SCHEMA_VERSION);
@@ -175,7 +206,8 @@ void cli_audit_print_json(FILE *out, const struct cli_audit *a)
 			fputc(',', out);
 		json_finding(out, a, &a->findings[i]);
 	}
-	fputc(']', out);
+	fputs("],", out);
+	json_problems(out, &a->scan);
 	if (a->want_procs) {
 		fputc(',', out);
 		json_procs(out, a);

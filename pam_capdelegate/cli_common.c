@@ -148,26 +148,6 @@ int cli_wants_help(int argc, char **argv, const char *usage)
 	return 0;
 }
 
-int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags)
-{
-	int failed = 0;
-	for (int i = 0; i < nroots; i++)
-		if (cli_walk(scan, roots[i], flags) < 0)
-			failed++;
-	cli_scan_sort(scan);
-	/* Overlapping roots (/usr and /usr/bin) find the same file twice: keep one. */
-	size_t out = 0;
-	for (size_t i = 0; i < scan->nfiles; i++) {
-		if (out > 0 && strcmp(scan->files[out - 1].path, scan->files[i].path) == 0) {
-			free(scan->files[i].path);
-			continue;
-		}
-		scan->files[out++] = scan->files[i];
-	}
-	scan->nfiles = out;
-	return failed;
-}
-
 /* Owner root and no group/other write (or the sticky bit, which keeps others from renaming
  * root's entries away): only root can then swap what lies below. */
 static int unsafe_dir(const char *dir, char *why, size_t size)

@@ -46,9 +46,6 @@ int cli_parse_config_opt(int argc, char **argv, const char *usage, const char **
 /* Is this option the subcommand's --help? Print @usage and return 1. */
 int cli_wants_help(int argc, char **argv, const char *usage);
 
-/* Walk every root into @scan, sorted; returns the number of roots that could not be read. */
-int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags);
-
 /* Call @cb for each directory above what @path resolves to (realpath of the whole path, a
  * symlink as the last component included; canonical, up to "/") that someone other than root
  * can change: not owned by root, or writable by group or others without the sticky bit.

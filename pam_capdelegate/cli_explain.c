@@ -35,20 +35,26 @@ static void print_matches(const struct cd_policy *pol, const struct cd_grant *g)
 	}
 }
 
+/* A value the kernel would not show (revision 1, which still grants at exec, or malformed)
+ * tells us nothing: every field is "unknown", never "none". */
 static void print_exec(const struct cli_capfile *f, cd_capmask pi, cd_capmask bound)
 {
 	struct cli_gain g = cli_exec_gain(pi, bound, f);
 	const char *ignored = cli_fcaps_ignored(f);
 	fputs("exec\t", stdout);
 	cli_text_escape(stdout, f->path);
-	fputs("\tfP=", stdout);
-	cli_print_caps(stdout, f->caps.permitted);
-	fputs("\tfI=", stdout);
-	cli_print_caps(stdout, f->caps.inheritable);
-	printf("\tfE=%s\tpP'=", f->caps.effective ? "yes" : "no");
-	cli_print_caps(stdout, g.permitted);
-	fputs("\tpE'=", stdout);
-	cli_print_caps(stdout, g.effective);
+	if (f->read_errno != 0) {
+		fputs("\tfP=unknown\tfI=unknown\tfE=unknown\tpP'=unknown\tpE'=unknown", stdout);
+	} else {
+		fputs("\tfP=", stdout);
+		cli_print_caps(stdout, f->caps.permitted);
+		fputs("\tfI=", stdout);
+		cli_print_caps(stdout, f->caps.inheritable);
+		printf("\tfE=%s\tpP'=", f->caps.effective ? "yes" : "no");
+		cli_print_caps(stdout, g.permitted);
+		fputs("\tpE'=", stdout);
+		cli_print_caps(stdout, g.effective);
+	}
 	printf("\t%s\n", ignored ? ignored : "-");
 }
 
@@ -124,7 +130,7 @@ static int explain_files(cd_capmask pi, char **paths, int npaths)
 	int nroots = npaths, failed;
 	if (npaths == 0 && (nroots = default_roots(&roots)) < 0)
 		return -1;
-	struct cli_scan scan = { .threads = 2 };
+	struct cli_scan scan = { .threads = 0 };	/* the walker's default */
 	failed = cli_scan_roots(&scan, roots, nroots, CLI_WALK_LOCAL_ONLY);
 	cd_capmask bound = cli_bounding_set();
 	for (size_t i = 0; i < scan.nfiles; i++)

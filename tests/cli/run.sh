@@ -286,7 +286,7 @@ t_audit_revisions() {
   [ "$(count_lines "$OUT" '^file')" -eq 6 ] || fail "want 6 file records"
   # An independent witness: getcap -r must find the same files.
   [ "$(getcap -r "$t" | wc -l)" -eq 6 ] || fail "getcap -r disagrees on the fixture"
-  want_line "$OUT" "# scanned\t3 directories\t7 regular files\t6 capability files\t0 mounts skipped\t0 errors"
+  want_line "$OUT" "# scanned\t3 directories\t7 regular files\t6 capability files\t0 mounts skipped\t0 vanished\t0 errors"
 }
 
 t_audit_matrix() {
@@ -397,7 +397,7 @@ t_audit_json_schema() {
   live_proc 736368656d61	# "schema": processes[] is not empty, its keys are checked
   cd_nss audit --json --processes --config "$p" "$t"; want_rc 1
   kill "$LIVE_PID"
-  "$HERE/check-json.py" "$MAN" "$OUT" >&2 || fail "JSON does not match the schema in capdelegate(8)"
+  "$HERE/check-json.py" --may-be-empty errors --may-be-empty vanished "$MAN" "$OUT" >&2 || fail "JSON does not match the schema in capdelegate(8)"
   cp "$OUT" "$CASE_DIR/doc.json"
   cd_nss audit --config "$p" "$t"
   # The JSON and the text report the same files and findings.
@@ -431,7 +431,7 @@ t_audit_hostile_names() {
   want_text "$OUT" "$t/esc\\x1b[31m\"q	"
   [ "$(awk -F'\t' '/^file/ && NF != 8' "$OUT" | wc -l)" -eq 0 ] || fail "a name broke the columns"
   cd_nss audit --json --config "$p" "$t"
-  "$HERE/check-json.py" "$MAN" "$OUT" >&2 || fail "JSON invalid with hostile names"
+  "$HERE/check-json.py" --may-be-empty errors --may-be-empty vanished "$MAN" "$OUT" >&2 || fail "JSON invalid with hostile names"
   python3 - "$OUT" "$t" <<'PY' || fail "path_hex does not give back the exact names"
 import json, os, sys
 d = json.load(open(sys.argv[1]))
@@ -473,7 +473,7 @@ t_audit_unreadable_values() {
   cd_nss audit --config "$p" "$d/mnt" || true
   umount "$d/mnt"
   [ "$(count_lines "$OUT" '^file')" -eq 2 ] || fail "want the 2 files with values"
-  want_text "$OUT" "file	$d/mnt/rev1	0	none	none	no	-	value not shown by the kernel"
+  want_text "$OUT" "file	$d/mnt/rev1	0	unknown	unknown	unknown	-	value not shown by the kernel"
   want_text "$OUT" "finding	unreadable	$d/mnt/bad	none	"
   want_text "$OUT" "finding	unreadable	$d/mnt/rev1	none	"
   want_text "$OUT" "0 errors"
@@ -598,7 +598,8 @@ with open(doc, "w") as fp:
 d = json.load(open(doc))
 assert d["policy"]["path"] == policy.decode("utf-8", "replace"), d["policy"]
 assert sorted(f["path"].encode() for f in d["files"]) == files, d["files"]
-subprocess.run([checker, "--may-be-empty", "policy.rules", "--may-be-empty", "matrix", man, doc],
+subprocess.run([checker, "--may-be-empty", "policy.rules", "--may-be-empty", "matrix",
+                "--may-be-empty", "errors", "--may-be-empty", "vanished", man, doc],
                check=True, stdout=sys.stderr)     # a missing policy: no rules, nobody gains
 PY
 }
@@ -672,7 +673,7 @@ t_processes_json_fields() {
   live_proc 6669656c6473 distinct	# "fields"
   cd_nss audit --json --processes --config "$p" "$CASE_DIR"
   kill "$LIVE_PID"
-  "$HERE/check-json.py" --may-be-empty files --may-be-empty matrix "$MAN" "$OUT" >&2 \
+  "$HERE/check-json.py" --may-be-empty files --may-be-empty matrix --may-be-empty errors --may-be-empty vanished "$MAN" "$OUT" >&2 \
     || fail "JSON does not match the schema in capdelegate(8)"
   python3 - "$OUT" "$LIVE_PID" "$HERE/check-json.py" "$MAN" <<'PY' >&2 || fail "processes[] fields"
 import json, subprocess, sys
@@ -686,7 +687,8 @@ assert p == [{"pid": pid, "uid": 1001, "user": "alice", "comm": "fields",
 def rejects(doc):
     with open(out + ".mut", "w") as f:
         json.dump(doc, f)
-    return subprocess.run([checker, "--may-be-empty", "files", "--may-be-empty", "matrix", man,
+    return subprocess.run([checker, "--may-be-empty", "files", "--may-be-empty", "matrix",
+                           "--may-be-empty", "errors", "--may-be-empty", "vanished", man,
                            out + ".mut"], stdout=subprocess.DEVNULL).returncode == 1
 assert rejects(dict(d, processes=[])), "an empty processes[] passes"
 for key in p[0]:

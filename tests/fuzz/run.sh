@@ -25,8 +25,8 @@ EOF
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 O="$ROOT/_build/fuzz"
 HARNESSES=(${FUZZ_HARNESSES:-policy fcaps escape})
-# --test: total runs per harness, the corpus included (about 10 s for policy on one core).
-declare -A TEST_RUNS=([policy]=12000 [fcaps]=200000 [escape]=100000)
+# --test: total runs per harness, the corpus included: about 30 s for all three on one core.
+declare -A TEST_RUNS=([policy]=40000 [fcaps]=1000000 [escape]=200000)
 
 mode=fuzz seconds=60
 case "${1:-}" in
@@ -67,7 +67,7 @@ run_harness() {
   [ -f "$dict" ] && set -- -dict="$dict" "$@"
   ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     CD_FUZZ_DIR="$tmp" "$O/fuzz_$name" -artifact_prefix="$O/artifacts/$name/" \
-    -print_final_stats=1 "$@" >"$log" 2>&1 || true
+    -print_final_stats=1 -timeout=10 "$@" >"$log" 2>&1 || true
 }
 
 if [ "$mode" = build ]; then build; exit 0; fi
@@ -91,7 +91,8 @@ for h in "${HARNESSES[@]}"; do
     # New inputs go to a scratch directory, never into the committed corpus.
     mkdir -p "$tmp/new-$h"
     t0=$(date +%s%N)
-    run_harness "$h" "$log" -seed=1 -runs="${TEST_RUNS[$h]}" "$tmp/new-$h" "$seeds"
+    # -max_total_time only guards against a machine far slower than ours.
+    run_harness "$h" "$log" -seed=1 -runs="${TEST_RUNS[$h]}" -max_total_time=120 "$tmp/new-$h" "$seeds"
     declare -A f=(); while read -r k v; do f[$k]=$v; done < <(figures "$log")
     ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     secs=$((ms / 1000)).$((ms % 1000 / 100))
@@ -109,9 +110,14 @@ for h in "${HARNESSES[@]}"; do
   printf '%-7s %10s execs %8s exec/s  cov: %5s edges  ft: %6s  corpus: %s' \
     "$h" "${f[execs]}" "${f[rate]}" "${f[cov]}" "${f[ft]}" "${f[corp]}"
   if [ "${f[crash]}" != - ]; then
-    keep="$seeds/regression-$(sha1sum "${f[crash]}" | cut -c1-16)"
-    cp "${f[crash]}" "$keep"
-    printf '  CRASH %s (kept as %s; log %s)\n' "${f[crash]}" "${keep#"$ROOT"/}" "$log"
+    # Keep the input as a regression test, unless the corpus holds it already.
+    keep=
+    for k in "$seeds"/*; do cmp -s "$k" "${f[crash]}" && keep=$k && break; done
+    if [ -z "$keep" ]; then
+      keep="$seeds/regression-$(sha1sum "${f[crash]}" | cut -c1-16)"
+      cp "${f[crash]}" "$keep"
+    fi
+    printf '  CRASH %s (in the corpus as %s; log %s)\n' "${f[crash]}" "${keep#"$ROOT"/}" "$log"
     status=1
   elif ! grep -q '^Done [0-9]* runs' "$log"; then
     printf '  FAILED (see %s)\n' "$log"

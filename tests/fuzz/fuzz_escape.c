@@ -10,8 +10,8 @@
  *     exactly when it cut; fits the buffer size cd_log.h documents.
  *   - cli_text_escape: no C0, DEL, C1, bidi control or line/paragraph separator raw; valid
  *     UTF-8; a backslash only as \xNN; decodes back to the input.
- *   - cli_json_string: a valid JSON string that decodes to the input with every byte that
- *     starts no valid UTF-8 sequence replaced by U+FFFD.
+ *   - cli_json_string: a valid JSON string, none of those characters raw either, that decodes
+ *     to the input with every byte that starts no valid UTF-8 sequence replaced by U+FFFD.
  * A violation aborts.
  */
 #define _GNU_SOURCE
@@ -216,6 +216,7 @@ static size_t json_decode(const char *out, size_t olen, unsigned char *dec)
 		if (o[i] != '\\') {
 			size_t n = utf8_len(o + i, olen - 1 - i);
 			CHECK(n > 0);
+			CHECK(!is_dangerous(code_point(o + i, n)));	/* JSON is read in terminals too */
 			memcpy(dec + d, o + i, n);
 			d += n;
 			i += n;

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,9 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return CLI_ERROR;
 	}
+	/* getopt would echo a bad option's bytes raw (escape sequences, bidi controls) to the
+	 * terminal: the subcommands name it through cli_text_escape instead (cli_bad_option). */
+	opterr = 0;
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
 		fputs(usage, stdout);

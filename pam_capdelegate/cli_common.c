@@ -119,6 +119,18 @@ void cli_json_subject(FILE *out, enum cd_subject_kind kind, const char *name)
 	free(s);
 }
 
+void cli_bad_option(char **argv, const char *usage)
+{
+	/* getopt_long leaves a bad long option (unknown, or missing its argument) just behind
+	 * optind; a bad short option may sit inside a cluster ("-jx"): optopt names it. */
+	const char *last = optind > 0 ? argv[optind - 1] : "";
+	char shortopt[3] = { '-', (char)optopt, '\0' };
+	fprintf(stderr, "capdelegate: %s: bad option '", argv[0]);
+	cli_text_escape(stderr, optopt == 0 || strncmp(last, "--", 2) == 0 ? last : shortopt);
+	fputs("' (unknown, or missing its argument)\n", stderr);
+	fputs(usage, stderr);
+}
+
 int cli_parse_config_opt(int argc, char **argv, const char *usage, const char **config)
 {
 	static const struct option opts[] = {
@@ -127,7 +139,7 @@ int cli_parse_config_opt(int argc, char **argv, const char *usage, const char **
 	int c;
 	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
 		if (c != 'c') {
-			fputs(usage, stderr);
+			cli_bad_option(argv, usage);
 			return -1;
 		}
 		*config = optarg;

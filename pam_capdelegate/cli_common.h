@@ -43,6 +43,10 @@ void cli_json_caps(FILE *out, cd_capmask m);
  * or -1 (usage printed) on an unknown option. */
 int cli_parse_config_opt(int argc, char **argv, const char *usage, const char **config);
 
+/* After getopt_long returned '?': name the bad option, escaped, then print @usage. opterr is
+ * 0 (capdelegate.c): getopt's own message would echo the argument's bytes raw. */
+void cli_bad_option(char **argv, const char *usage);
+
 /* Is this option the subcommand's --help? Print @usage and return 1. */
 int cli_wants_help(int argc, char **argv, const char *usage);
 

@@ -701,6 +701,15 @@ t_unknown_command_escaped() {
   want_text "$ERR" "unknown command 'frob\\x1b[2J\\xe2\\x80\\xae\\x0ax'"
 }
 
+# getopt would echo a bad option raw: the subcommands name it escaped (audit prints usage only).
+t_bad_option_escaped() {
+  cd_run check "$(printf -- '--x\033[2J\342\200\256')"; want_rc 2
+  want_text "$ERR" "capdelegate: check: bad option '--x\\x1b[2J\\xe2\\x80\\xae'"
+  cd_run explain alice --config; want_rc 2; want_text "$ERR" "explain: bad option '--config'"
+  cd_run audit "$(printf -- '--\033[2J\342\200\256')"; want_rc 2
+  no_text "$ERR" "$(printf '\033')"; no_text "$ERR" "$(printf '\342\200\256')"
+}
+
 # check judges the directories of the policy's resolved target, not those above a symlink.
 t_check_resolved_symlink() {
   need_root; local g="$CASE_DIR/grp" s="$CASE_DIR/safe" u="$CASE_DIR/open"
@@ -730,7 +739,7 @@ CASES=(
   audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
   audit_single_file_and_threads audit_beyond_path_max
   check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields
-  unknown_command_escaped check_resolved_symlink
+  unknown_command_escaped check_resolved_symlink bad_option_escaped
 )
 
 run_case() {

@@ -24,15 +24,15 @@ EOF
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 O="$ROOT/_build/fuzz"
-HARNESSES=(${FUZZ_HARNESSES:-policy fcaps escape})
+read -r -a HARNESSES <<<"${FUZZ_HARNESSES:-policy fcaps escape}"
 # --test: total runs per harness, the corpus included: about 30 s for all three on one core.
 declare -A TEST_RUNS=([policy]=40000 [fcaps]=1000000 [escape]=200000)
 
 mode=fuzz seconds=60
 case "${1:-}" in
   -h|--help) usage; exit 0 ;;
-  --test) mode=test ;;
-  --build) mode=build ;;
+  --test) mode='test' ;;
+  --build) mode='build' ;;
   '') ;;
   *[!0-9]*) usage >&2; exit 2 ;;
   *) seconds=$1 ;;
@@ -70,6 +70,9 @@ run_harness() {
     -print_final_stats=1 -timeout=10 "$@" >"$log" 2>&1 || true
 }
 
+for h in "${HARNESSES[@]}"; do
+  [ -f "$ROOT/tests/fuzz/fuzz_$h.c" ] || { echo "run.sh: no harness $h" >&2; exit 2; }
+done
 if [ "$mode" = build ]; then build; exit 0; fi
 
 # The policy harness writes each input to a file whose directories must be root's and
@@ -95,9 +98,9 @@ for h in "${HARNESSES[@]}"; do
     run_harness "$h" "$log" -seed=1 -runs="${TEST_RUNS[$h]}" -max_total_time=120 "$tmp/new-$h" "$seeds"
     declare -A f=(); while read -r k v; do f[$k]=$v; done < <(figures "$log")
     ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-    secs=$((ms / 1000)).$((ms % 1000 / 100))
+    printf 'fuzz: %s: %s execs, cov %s, %d.%d s\n' "$h" "${f[execs]}" "${f[cov]}" $((ms / 1000)) $((ms % 1000 / 100)) >&2
     if [ "${f[crash]}" = - ] && grep -q '^Done [0-9]* runs' "$log"; then
-      printf 'PASS\tfuzz: %s (%s execs, cov %s, %s s)\n' "$h" "${f[execs]}" "${f[cov]}" "$secs"
+      printf 'PASS\tfuzz: %s (%s execs)\n' "$h" "${f[execs]}"
     else
       printf 'FAIL\tfuzz: %s (%s execs; crash input %s; log %s)\n' "$h" "${f[execs]}" "${f[crash]}" "$log"
     fi

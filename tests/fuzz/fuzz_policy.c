@@ -356,12 +356,18 @@ static struct result resolve(const struct cd_policy *pol, const struct cd_user *
 	return r;
 }
 
+/* Also the module's shortcuts: "does a user line decide?" and "are groups needed at all?". */
 static void resolve_all(const struct cd_policy *pol, struct result *out)
 {
+	int groups = 0;
+	for (size_t i = 0; i < pol->nrules; i++)
+		groups |= pol->rules[i].kind == CD_SUBJECT_GROUP;
+	CHECK(!!cd_policy_has_group_rules(pol) == groups);
 	for (size_t i = 0; i < NUSERS; i++) {
 		out[i] = resolve(pol, &users[i]);
 		struct result want = ref_resolve(pol, &users[i]);
 		CHECK(out[i].caps == want.caps && out[i].via == want.via);
+		CHECK(!!cd_policy_names_user(pol, &users[i]) == (want.via == CD_MATCH_USER));
 	}
 }
 

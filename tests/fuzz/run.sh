@@ -26,7 +26,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 O="$ROOT/_build/fuzz"
 read -r -a HARNESSES <<<"${FUZZ_HARNESSES:-policy fcaps escape}"
 # --test: total runs per harness, the corpus included: about 30 s for all three on one core.
-declare -A TEST_RUNS=([policy]=40000 [fcaps]=1000000 [escape]=200000)
+declare -A TEST_RUNS=([policy]=30000 [fcaps]=1000000 [escape]=200000)
 
 mode=fuzz seconds=60
 case "${1:-}" in

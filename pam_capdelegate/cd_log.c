@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <security/pam_ext.h>
 
 #include "cd_log.h"
@@ -59,13 +60,20 @@ static int shown_as_is(unsigned char c)
 void cd_quote(char *out, size_t outsize, const char *text, size_t len, size_t max)
 {
 	size_t o = 0;
-	for (size_t i = 0; i < len && o + 5 < outsize; i++) {
+	if (outsize == 0)
+		return;
+	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)text[i];
-		if (i == max) {
-			o += (size_t)snprintf(out + o, outsize - o, "...");
+		size_t need = shown_as_is(c) ? 1 : 4;
+		/* Keep room for the "..." that says the text was cut, and the NUL. */
+		if (i == max || o + need + 4 > outsize) {
+			if (o + 4 <= outsize) {
+				memcpy(out + o, "...", 3);
+				o += 3;
+			}
 			break;
 		}
-		if (shown_as_is(c))
+		if (need == 1)
 			out[o++] = (char)c;
 		else
 			o += (size_t)snprintf(out + o, outsize - o, "\\x%02x", c);

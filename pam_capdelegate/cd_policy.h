@@ -122,23 +122,30 @@ struct cd_grant {
 	size_t nmatched;
 };
 
-/* The user as NSS knows them: name plus every group name (primary and supplementary). */
+/* The user as NSS knows them: canonical name plus every group name (primary, supplementary,
+ * and each group the policy names whose member list holds the user). */
 struct cd_user {
-	char *name;
+	char *name;		/* pw_name as NSS returns it, not the name typed at the prompt */
 	uid_t uid;
 	gid_t gid;
 	char **groups;
 	size_t ngroups;
 	int groups_loaded;	/* 0: groups not looked up yet (see cd_user_load_groups) */
+	const char *failed_kind;	/* after a failed lookup: "group", "gid", ... */
+	char *failed;		/* and its key ("netops", "2001"), as NSS was asked */
 };
 
-/* Look the user up through NSS (getpwnam_r, getgrouplist, getgrgid_r). 0 on success, -1 if the
- * user is unknown (errno 0) or on error (errno set). */
-int cd_user_lookup(struct cd_user *u, const char *name);
-/* The same without the groups, which cost a scan of the group database: the module looks
- * them up only when no user line decides (cd_user_load_groups). */
+/* Look the user up through NSS (getpwnam_r; the name kept is pw_name). 0 on success, -1 if
+ * the user is unknown (errno 0) or on error (errno set). The module looks groups up only
+ * when no user line decides (cd_user_load_groups). */
 int cd_user_lookup_passwd(struct cd_user *u, const char *name);
-int cd_user_load_groups(struct cd_user *u);
+/* The user's groups: names of getgrouplist's gids, and every @group of @pol (may be NULL)
+ * looked up by name. Any NSS error fails the whole call (-1, errno set, u->failed names the
+ * lookup): a group that cannot be read is never taken as one the user is not in. */
+int cd_user_load_groups(struct cd_user *u, const struct cd_policy *pol);
+/* Both. On failure @u keeps what was found (u->failed says what failed); call cd_user_free
+ * in any case. */
+int cd_user_lookup(struct cd_user *u, const char *name, const struct cd_policy *pol);
 void cd_user_free(struct cd_user *u);
 
 /* The filter that keeps only rules that can apply to @u (pass the struct cd_user as arg).

@@ -1,76 +1,86 @@
 /*
- * cd_user.c - the user as NSS knows them: name, uid, primary and supplementary group names.
+ * cd_user.c - the user as NSS knows them: canonical name, uid, primary and supplementary group
+ * names.
  *
- * Groups are matched by name because the policy names them; a gid without a name cannot be
- * named by a policy line and is skipped.
+ * Every lookup fails closed (issue 8, over-grants 2 and 4):
+ *  - rules match the name NSS returns (pw_name), not the name typed at the prompt: with a
+ *    case-insensitive or aliasing backend (SSSD case_sensitive = false, winbind) "ALICE" is
+ *    alice, and must not escape "alice none";
+ *  - a lookup that errs (ERANGE past the largest buffer, EAGAIN/EIO from an LDAP or SSSD
+ *    outage) is an error for the whole resolution, never "not a member": reading it as "not
+ *    in @contractors" would hand a contractor the "*" grant;
+ *  - getgrouplist() cannot report a backend that is down (glibc skips it), so every group the
+ *    policy names is also looked up by name: if that lookup errs the resolution fails, and a
+ *    member listed there counts even if getgrouplist() missed the group.
+ * A gid that NSS says has no name (not an error) cannot be named by a policy line and is
+ * skipped.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cd_policy.h"
 
-/* getpwnam_r and friends report ERANGE when the buffer is small: grow it and try again. */
+/* getpwnam_r and friends report ERANGE when the buffer is small: grow it and try again. A
+ * group of 100,000 members is a few MiB; past the cap the lookup fails (closed). */
 #define NSS_BUF_START 1024
-#define NSS_BUF_MAX (1024 * 1024)
+#define NSS_BUF_MAX (256 * 1024 * 1024)
 
-static int lookup_passwd(const char *name, uid_t *uid, gid_t *gid)
+/* Remember which lookup failed, for the LOG_ERR line that names it. */
+static void note_failure(struct cd_user *u, const char *kind, const char *what)
+{
+	int saved = errno;
+	free(u->failed);
+	u->failed_kind = kind;
+	u->failed = strdup(what);
+	errno = saved;
+}
+
+/* One NSS call with a growing buffer. @call returns the getXXX_r error code. 1: found,
+ * 0: not found (no error), -1: error with errno set (ERANGE past NSS_BUF_MAX included). */
+typedef int (*nss_call)(const void *key, void *ent, char *buf, size_t size, void **res);
+
+static int nss_lookup(nss_call call, const void *key, void *ent, char **bufp)
 {
 	size_t size = NSS_BUF_START;
-	char *buf = NULL;
-	int rc;
-
 	for (;;) {
-		struct passwd pw, *res = NULL;
-		char *nb = realloc(buf, size);
-		if (nb == NULL) {
-			free(buf);
+		char *nb = realloc(*bufp, size);
+		if (nb == NULL)
 			return -1;
-		}
-		buf = nb;
-		rc = getpwnam_r(name, &pw, buf, size, &res);
+		*bufp = nb;
+		void *res = NULL;
+		int rc = call(key, ent, nb, size, &res);
 		if (rc == ERANGE && size < NSS_BUF_MAX) {
 			size *= 2;
 			continue;
 		}
-		if (rc == 0 && res != NULL) {
-			*uid = pw.pw_uid;
-			*gid = pw.pw_gid;
+		if (rc != 0) {
+			errno = rc;
+			return -1;
 		}
-		free(buf);
-		errno = rc;
-		return rc == 0 && res != NULL ? 0 : -1;
+		return res != NULL;
 	}
 }
 
-/* The name of @gid, or NULL (unknown gid, or error). Caller frees. */
-static char *group_name(gid_t gid)
+static int call_getpwnam(const void *key, void *ent, char *buf, size_t size, void **res)
 {
-	size_t size = NSS_BUF_START;
-	char *buf = NULL, *name = NULL;
+	return getpwnam_r(key, ent, buf, size, (struct passwd **)res);
+}
 
-	for (;;) {
-		struct group gr, *res = NULL;
-		char *nb = realloc(buf, size);
-		if (nb == NULL)
-			break;
-		buf = nb;
-		int rc = getgrgid_r(gid, &gr, buf, size, &res);
-		if (rc == ERANGE && size < NSS_BUF_MAX) {
-			size *= 2;
-			continue;
-		}
-		if (rc == 0 && res != NULL)
-			name = strdup(gr.gr_name);
-		break;
-	}
-	free(buf);
-	return name;
+static int call_getgrgid(const void *key, void *ent, char *buf, size_t size, void **res)
+{
+	return getgrgid_r(*(const gid_t *)key, ent, buf, size, (struct group **)res);
+}
+
+static int call_getgrnam(const void *key, void *ent, char *buf, size_t size, void **res)
+{
+	return getgrnam_r(key, ent, buf, size, (struct group **)res);
 }
 
 static int lookup_gids(const char *name, gid_t primary, gid_t **gids, int *ngids)
@@ -95,50 +105,141 @@ static int lookup_gids(const char *name, gid_t primary, gid_t **gids, int *ngids
 
 int cd_user_lookup_passwd(struct cd_user *u, const char *name)
 {
-	memset(u, 0, sizeof(*u));
-	if (lookup_passwd(name, &u->uid, &u->gid) < 0)
-		return -1;
-	if ((u->name = strdup(name)) == NULL) {
-		errno = ENOMEM;
-		return -1;
-	}
-	return 0;
-}
+	struct passwd pw;
+	char *buf = NULL;
 
-int cd_user_lookup(struct cd_user *u, const char *name)
-{
-	if (cd_user_lookup_passwd(u, name) < 0)
-		return -1;
-	if (cd_user_load_groups(u) < 0) {
-		int saved = errno;
-		cd_user_free(u);
+	memset(u, 0, sizeof(*u));
+	int found = nss_lookup(call_getpwnam, name, &pw, &buf);
+	if (found <= 0) {
+		int saved = found < 0 ? errno : 0;
+		free(buf);
 		errno = saved;
 		return -1;
 	}
-	return 0;
-}
-
-int cd_user_load_groups(struct cd_user *u)
-{
-	gid_t *gids = NULL;
-	int ngids = 0;
-
-	if (u->groups_loaded)
-		return 0;
-	if (lookup_gids(u->name, u->gid, &gids, &ngids) < 0)
-		return -1;
-	u->groups = calloc((size_t)ngids + 1, sizeof(*u->groups));
-	if (u->groups == NULL) {
-		free(gids);
+	u->uid = pw.pw_uid;
+	u->gid = pw.pw_gid;
+	/* The canonical name: rules are matched against what NSS calls the account. */
+	u->name = strdup(pw.pw_name);
+	free(buf);
+	if (u->name == NULL) {
 		errno = ENOMEM;
 		return -1;
 	}
-	for (int i = 0; i < ngids; i++) {
-		char *g = group_name(gids[i]);
-		if (g != NULL)
-			u->groups[u->ngroups++] = g;
+	return 0;
+}
+
+int cd_user_lookup(struct cd_user *u, const char *name, const struct cd_policy *pol)
+{
+	if (cd_user_lookup_passwd(u, name) < 0)
+		return -1;
+	return cd_user_load_groups(u, pol);
+}
+
+static int has_group(const struct cd_user *u, const char *name)
+{
+	for (size_t i = 0; i < u->ngroups; i++)
+		if (strcmp(u->groups[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static int add_group(struct cd_user *u, size_t *alloc, const char *name)
+{
+	if (u->ngroups == *alloc) {
+		size_t n = *alloc ? *alloc * 2 : 16;
+		char **ng = realloc(u->groups, n * sizeof(*ng));
+		if (ng == NULL)
+			return -1;
+		u->groups = ng;
+		*alloc = n;
 	}
+	if ((u->groups[u->ngroups] = strdup(name)) == NULL)
+		return -1;
+	u->ngroups++;
+	return 0;
+}
+
+/* The names of the user's gids (getgrouplist). */
+static int add_gid_names(struct cd_user *u, size_t *alloc, const gid_t *gids, int ngids)
+{
+	struct group gr;
+	char *buf = NULL;
+	int rc = 0;
+
+	for (int i = 0; i < ngids && rc == 0; i++) {
+		int found = nss_lookup(call_getgrgid, &gids[i], &gr, &buf);
+		if (found < 0) {
+			char num[32];
+			snprintf(num, sizeof(num), "%u", (unsigned)gids[i]);
+			note_failure(u, "gid", num);
+			rc = -1;
+		} else if (found && !has_group(u, gr.gr_name) && add_group(u, alloc, gr.gr_name) < 0) {
+			rc = -1;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+static int is_member(const struct group *gr, const char *user, const gid_t *gids, int ngids)
+{
+	for (int i = 0; i < ngids; i++)
+		if (gids[i] == gr->gr_gid)
+			return 1;
+	for (char **m = gr->gr_mem; m != NULL && *m != NULL; m++)
+		if (strcmp(*m, user) == 0)
+			return 1;
+	return 0;
+}
+
+/* Every group the policy names, looked up by name: an outage getgrouplist() hid shows here. */
+static int check_policy_groups(struct cd_user *u, size_t *alloc, const struct cd_policy *pol,
+			       const gid_t *gids, int ngids)
+{
+	struct group gr;
+	char *buf = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; pol != NULL && i < pol->nrules && rc == 0; i++) {
+		const struct cd_rule *r = &pol->rules[i];
+		if (r->kind != CD_SUBJECT_GROUP || has_group(u, r->name))
+			continue;
+		int found = nss_lookup(call_getgrnam, r->name, &gr, &buf);
+		if (found < 0) {
+			note_failure(u, "group", r->name);
+			rc = -1;
+		} else if (found && is_member(&gr, u->name, gids, ngids) &&
+			   add_group(u, alloc, r->name) < 0) {
+			rc = -1;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+int cd_user_load_groups(struct cd_user *u, const struct cd_policy *pol)
+{
+	gid_t *gids = NULL;
+	int ngids = 0;
+	size_t alloc = 0;
+
+	if (u->groups_loaded)
+		return 0;
+	if (lookup_gids(u->name, u->gid, &gids, &ngids) < 0) {
+		note_failure(u, "the groups of", u->name);
+		return -1;
+	}
+	int rc = add_gid_names(u, &alloc, gids, ngids);
+	if (rc == 0)
+		rc = check_policy_groups(u, &alloc, pol, gids, ngids);
+	int saved = errno;
 	free(gids);
+	if (rc < 0) {
+		if (u->failed == NULL)
+			note_failure(u, "the groups of", u->name);
+		errno = saved ? saved : ENOMEM;
+		return -1;
+	}
 	u->groups_loaded = 1;
 	return 0;
 }
@@ -149,5 +250,6 @@ void cd_user_free(struct cd_user *u)
 		free(u->groups[i]);
 	free(u->groups);
 	free(u->name);
+	free(u->failed);
 	memset(u, 0, sizeof(*u));
 }

@@ -5,7 +5,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,18 +146,37 @@ static int explain_files(cd_capmask pi, char **paths, int npaths)
 	return failed ? -1 : 0;
 }
 
+static void explain_error(const char *name, const char *what)
+{
+	fputs("capdelegate: explain: ", stderr);
+	cli_text_escape(stderr, name);
+	fprintf(stderr, ": %s: login grants nothing\n", what);
+}
+
+/* The module's order: the account (canonical name), the policy, then the groups the policy
+ * needs, where any lookup error means nothing is granted. */
 static int cli_explain_user(const char *name, const char *config, char **paths, int npaths)
 {
 	struct cd_user u;
-	if (cd_user_lookup(&u, name) < 0) {
-		fputs("capdelegate: explain: ", stderr);
-		cli_text_escape(stderr, name);
-		fputs(": user unknown to NSS: login grants nothing\n", stderr);
+	if (cd_user_lookup_passwd(&u, name) < 0) {
+		explain_error(name, errno ? strerror(errno) : "user unknown to NSS");
+		cd_user_free(&u);
 		return CLI_ERROR;
 	}
 	struct cd_policy pol;
 	struct cd_grant g = { 0 };
 	enum cd_status st = cli_load_policy(&pol, config);
+	if (cd_user_load_groups(&u, &pol) < 0) {
+		char *why = NULL;
+		if (asprintf(&why, "cannot look up %s %s: %s", u.failed_kind ? u.failed_kind : "the groups of",
+			     u.failed ? u.failed : "", strerror(errno)) < 0)
+			why = NULL;
+		explain_error(u.name, why ? why : "cannot look up the groups");
+		free(why);
+		cd_policy_free(&pol);
+		cd_user_free(&u);
+		return CLI_ERROR;
+	}
 	int rc = cd_resolve(&pol, &u, &g);
 	print_user(&u);
 	fputs("policy\t", stdout);

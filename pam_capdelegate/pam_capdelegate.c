@@ -3,12 +3,16 @@
  * return codes. The policy is read by cd_policy.c, resolved by cd_resolve.c and applied by
  * cd_apply.c; the capdelegate CLI links the same code.
  *
- * Why pam_sm_authenticate returns PAM_SUCCESS: libpam replays the auth stack for
- * pam_setcred using the return codes pam_authenticate froze (libpam/pam_dispatch.c,
- * "use_cached_chain"). A module whose authenticate returned PAM_IGNORE has its setcred result
- * ignored, so a failing setcred under `strict` would not stop the login. Returning
- * PAM_SUCCESS makes setcred's result count. The module authenticates nobody: it must never be
- * stacked as `sufficient` (see pam_capdelegate(8)).
+ * The module authenticates nobody, so pam_sm_authenticate and pam_sm_acct_mgmt never return
+ * PAM_SUCCESS: stacked "sufficient" or "[success=N]", a PAM_SUCCESS there would let anyone
+ * in (issue 8). They return PAM_IGNORE, which no control turns into a success: libpam's
+ * _pam_dispatch_aux only records a positive result for a module that did not ignore, and a
+ * stack where every module ignored fails (PAM_MUST_FAIL_CODE).
+ *
+ * The price: libpam replays the auth stack for pam_setcred with the results pam_authenticate
+ * froze, so setcred's result (a strict refusal) does not count. "strict" therefore refuses
+ * from the account and session stacks, where the module's result counts when the line is
+ * required or requisite (see pam_capdelegate(8)). setcred still applies pI.
  */
 #include "config.h"
 
@@ -27,6 +31,7 @@
 #include "cd_policy.h"
 
 #define DATA_NAME "pam_capdelegate_grant"
+#define DATA_OPTS_LOGGED "pam_capdelegate_options_logged"
 /* Enough rules in the log line to audit a sane policy; the count says if there were more. */
 #define MAX_LOGGED_RULES 16
 /* Longer names are cut in log lines (they cannot exist in NSS anyway). */
@@ -43,7 +48,8 @@ struct options {
  * pam_set_data so that auth (setcred) and session do not parse the file twice. */
 struct saved_grant {
 	char *user;
-	char *shown;		/* the user name as logged (escaped) */
+	char *shown;		/* the account's canonical name as logged (escaped) */
+	char *typed;		/* the name as typed (escaped), when NSS canonicalized it; else NULL */
 	char *config;
 	enum cd_status status;
 	cd_capmask caps;
@@ -60,6 +66,36 @@ static const char *skip_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
 }
 
+static void cleanup_string(pam_handle_t *pamh, void *data, int error_status)
+{
+	(void)pamh;
+	(void)error_status;
+	free(data);
+}
+
+/* A bad option is logged once per transaction, though setcred and session parse the same
+ * line again: the options already logged are kept as one string with pam_set_data. */
+static void log_bad_option(pam_handle_t *pamh, const char *opt, const char *why)
+{
+	const void *data = NULL;
+	const char *logged = NULL;
+	if (pam_get_data(pamh, DATA_OPTS_LOGGED, &data) == PAM_SUCCESS && data != NULL)
+		logged = data;
+	char quoted[MAX_SHOWN_NAME * 4 + 8];
+	cd_quote(quoted, sizeof(quoted), opt, strlen(opt), MAX_SHOWN_NAME);
+	size_t n = strlen(quoted);
+	for (const char *p = logged; p != NULL && (p = strstr(p, quoted)) != NULL; p += n)
+		if ((p == logged || p[-1] == '\n') && p[n] == '\n')
+			return;
+	pam_syslog(pamh, LOG_ERR, "%s option %s: %s", why[0] == 'u' ? "unknown" : "bad", quoted,
+		   why[0] == 'u' ? "ignored" : why);
+	char *more = NULL;
+	if (asprintf(&more, "%s%s\n", logged ? logged : "", quoted) < 0)
+		return;
+	if (pam_set_data(pamh, DATA_OPTS_LOGGED, more, cleanup_string) != PAM_SUCCESS)
+		free(more);
+}
+
 /* A config= that is not an absolute path leaves o->config NULL: the module then grants
  * nothing rather than fall back to another file or to the current directory. */
 static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct options *o)
@@ -72,23 +108,22 @@ static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct o
 		if ((v = skip_prefix(argv[i], "config=")) != NULL) {
 			o->config = *v == '/' ? v : NULL;
 			if (o->config == NULL)
-				pam_syslog(pamh, LOG_ERR, "bad option %s: not an absolute path: "
-					   "no capabilities will be granted", argv[i]);
-		}
-		else if (strcmp(argv[i], "debug") == 0)
+				log_bad_option(pamh, argv[i], "not an absolute path: no capabilities will be granted");
+		} else if (strcmp(argv[i], "debug") == 0) {
 			o->debug = 1;
-		else if (strcmp(argv[i], "strict") == 0)
+		} else if (strcmp(argv[i], "strict") == 0) {
 			o->strict = 1;
-		else if ((v = skip_prefix(argv[i], "maxsize=")) != NULL) {
+		} else if ((v = skip_prefix(argv[i], "maxsize=")) != NULL) {
 			char *end;
 			errno = 0;
 			unsigned long long n = strtoull(v, &end, 10);
-			if (errno || *end || n == 0 || n > 64ULL * 1024 * 1024)
-				pam_syslog(pamh, LOG_ERR, "bad option %s: keeping maxsize=%zu", argv[i], o->max_bytes);
+			if (errno || *end || *v < '0' || *v > '9' || n == 0 || n > 64ULL * 1024 * 1024)
+				log_bad_option(pamh, argv[i], "keeping the default maxsize (1 MiB)");
 			else
 				o->max_bytes = (size_t)n;
-		} else
-			pam_syslog(pamh, LOG_ERR, "unknown option: %s", argv[i]);
+		} else {
+			log_bad_option(pamh, argv[i], "unknown");
+		}
 	}
 }
 
@@ -115,6 +150,7 @@ static void free_saved(struct saved_grant *s)
 		return;
 	free(s->user);
 	free(s->shown);
+	free(s->typed);
 	free(s->config);
 	free(s->rules);
 	free(s);
@@ -127,54 +163,70 @@ static void cleanup_saved(pam_handle_t *pamh, void *data, int error_status)
 	free_saved(data);
 }
 
-/* Read and resolve the policy for @user. NULL only when the user is unknown or memory ran out. */
+/* The user's groups, when the policy needs them: only when no line names the user and some
+ * line names a group. Any NSS error is logged and fails the resolution. */
+static int load_groups_if_needed(pam_handle_t *pamh, struct cd_user *u, const struct cd_policy *pol,
+				 const char *shown)
+{
+	if (pol->status != CD_POLICY_OK || cd_policy_names_user(pol, u) || !cd_policy_has_group_rules(pol))
+		return 0;
+	if (cd_user_load_groups(u, pol) == 0)
+		return 0;
+	char failed[CD_MAX_NAME_LEN * 4 + 8];
+	const char *key = u->failed ? u->failed : "";
+	cd_quote(failed, sizeof(failed), key, strlen(key), CD_MAX_NAME_LEN);
+	pam_syslog(pamh, LOG_ERR, "user=%s: cannot look up %s %s: %m: no capabilities granted",
+		   shown, u->failed_kind ? u->failed_kind : "the groups of", failed);
+	return -1;
+}
+
+/* Read and resolve the policy for @user (as typed; resolved against the account's canonical
+ * name). NULL when the user is unknown, a lookup failed, or memory ran out: all logged. */
 static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct options *o, const char *user,
 					 const char *shown)
 {
 	struct cd_log log = { .pamh = pamh, .debug = o->debug };
 	struct cd_user u;
 	if (cd_user_lookup_passwd(&u, user) < 0) {
-		pam_syslog(pamh, LOG_ERR, "user=%s unknown to NSS: no capabilities granted", shown);
+		if (errno != 0)
+			pam_syslog(pamh, LOG_ERR, "user=%s: cannot look up the user: %m: "
+				   "no capabilities granted", shown);
+		else
+			pam_syslog(pamh, LOG_ERR, "user=%s unknown to NSS: no capabilities granted", shown);
+		cd_user_free(&u);
 		return NULL;
 	}
 	struct cd_load_opts lo = { .owner = 0, .max_bytes = o->max_bytes,
 				   .keep = cd_rule_may_match, .keep_arg = &u };
 	struct cd_policy pol;
-	struct cd_grant g;
-	struct saved_grant *s = calloc(1, sizeof(*s));
+	struct cd_grant g = { 0 };
+	struct saved_grant *s = NULL;
+	char canonical[MAX_SHOWN_NAME * 4 + 8];
+	cd_quote(canonical, sizeof(canonical), u.name, strlen(u.name), MAX_SHOWN_NAME);
 
 	cd_policy_load(&pol, o->config, &lo, &log);
-	/* Groups only matter when no line names the user and some line names a group. */
-	int need_groups = pol.status == CD_POLICY_OK && !cd_policy_names_user(&pol, &u) &&
-			  cd_policy_has_group_rules(&pol);
-	if (need_groups && cd_user_load_groups(&u) < 0) {
-		pam_syslog(pamh, LOG_ERR, "user=%s: cannot read the user's groups: %m: "
-			   "no capabilities granted", shown);
+	if (load_groups_if_needed(pamh, &u, &pol, canonical) == 0 &&
+	    (s = calloc(1, sizeof(*s))) != NULL && cd_resolve(&pol, &u, &g) == 0) {
+		s->user = strdup(user);
+		s->shown = strdup(canonical);
+		s->typed = strcmp(user, u.name) ? strdup(shown) : NULL;
+		s->config = strdup(o->config);
+		s->status = pol.status;
+		s->caps = g.caps;
+		s->via = g.via;
+		s->rules = rules_text(pol.shown, &g);
+		if (s->user == NULL || s->shown == NULL || s->config == NULL || s->rules == NULL ||
+		    (strcmp(user, u.name) && s->typed == NULL)) {
+			free_saved(s);
+			s = NULL;
+		}
+	} else {
 		free(s);
-		cd_policy_free(&pol);
-		cd_user_free(&u);
-		return NULL;
+		s = NULL;
 	}
-	if (s == NULL || cd_resolve(&pol, &u, &g) < 0) {
-		free(s);
-		cd_policy_free(&pol);
-		cd_user_free(&u);
-		return NULL;
-	}
-	s->user = strdup(user);
-	s->shown = strdup(shown);
-	s->config = strdup(o->config);
-	s->status = pol.status;
-	s->caps = g.caps;
-	s->via = g.via;
-	s->rules = rules_text(pol.shown, &g);
 	cd_grant_free(&g);
 	cd_policy_free(&pol);
 	cd_user_free(&u);
-	if (s->user == NULL || s->shown == NULL || s->config == NULL || s->rules == NULL) {
-		free_saved(s);
-		return NULL;
-	}
 	return s;
 }
 
@@ -228,10 +280,10 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 	char *cleared = cd_capmask_to_text(r->cleared);
 	pam_syslog(pamh, LOG_NOTICE,
 		   "user=%s granted=%s via=%s rules=%s policy=%s delegated=%s "
-		   "dropped_bounding=%s dropped_no_setpcap=%s cleared=%s",
+		   "dropped_bounding=%s dropped_no_setpcap=%s cleared=%s%s%s",
 		   s->shown, granted ? granted : "?", cd_match_str(s->via), s->rules, cd_status_str(s->status),
 		   delegated ? delegated : "?", bound ? bound : "?", nopcap ? nopcap : "?",
-		   cleared ? cleared : "?");
+		   cleared ? cleared : "?", s->typed ? " login_name=" : "", s->typed ? s->typed : "");
 	if (r->dropped_bounding)
 		pam_syslog(pamh, LOG_WARNING, "user=%s: %s not granted: outside the bounding set",
 			   s->shown, bound ? bound : "?");
@@ -262,45 +314,103 @@ static int clear_inheritable(pam_handle_t *pamh, const char *shown)
 	return 0;
 }
 
+/* strict refuses a login whose grant could not be computed exactly. Its refusal only stops
+ * the login where libpam counts this module's result: account or session, required or
+ * requisite. */
+static int strict_refusal(pam_handle_t *pamh, const char *shown, const char *why, int fail_code)
+{
+	pam_syslog(pamh, LOG_ERR, "user=%s: strict: refusing the login (%s)", shown, why);
+	return fail_code;
+}
+
+/* No grant: pI cleared, and the login goes on only without strict. */
+static int without_grant(pam_handle_t *pamh, const struct options *o, const char *shown,
+			 const char *why, int fail_code)
+{
+	if (clear_inheritable(pamh, shown) < 0)
+		return fail_code;	/* pI in an unknown state: never let this login go on */
+	return o->strict ? strict_refusal(pamh, shown, why, fail_code) : PAM_SUCCESS;
+}
+
+/* What every entry point does first: the options and the user (escaped into @shown). */
+static int begin(pam_handle_t *pamh, int argc, const char **argv, struct options *o,
+		 const char **user, char *shown, size_t shown_size)
+{
+	parse_args(pamh, argc, argv, o);
+	if (pam_get_user(pamh, user, NULL) != PAM_SUCCESS || *user == NULL || **user == '\0') {
+		pam_syslog(pamh, LOG_ERR, "cannot determine the user: no capabilities granted");
+		snprintf(shown, shown_size, "?");
+		*user = NULL;
+		return -1;
+	}
+	/* The name was typed at a prompt: log it escaped, so it cannot forge log fields. */
+	cd_quote(shown, shown_size, *user, strlen(*user), MAX_SHOWN_NAME);
+	return 0;
+}
+
+/* Set pI to the user's grant: setcred and open_session. */
 static int delegate(pam_handle_t *pamh, int argc, const char **argv, int fail_code)
 {
 	struct options o;
 	const char *user = NULL;
-	/* The name was typed at a prompt: log it escaped, so it cannot forge log fields. */
 	char shown[MAX_SHOWN_NAME * 4 + 8];
 
-	parse_args(pamh, argc, argv, &o);
-	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || user == NULL || *user == '\0') {
-		pam_syslog(pamh, LOG_ERR, "cannot determine the user: no capabilities granted");
-		return clear_inheritable(pamh, "?") < 0 ? fail_code : PAM_USER_UNKNOWN;
-	}
-	cd_quote(shown, sizeof(shown), user, strlen(user), MAX_SHOWN_NAME);
-	if (o.config == NULL) {
-		if (clear_inheritable(pamh, shown) < 0 || o.strict)
-			return fail_code;
-		return PAM_SUCCESS;
-	}
+	if (begin(pamh, argc, argv, &o, &user, shown, sizeof(shown)) < 0)
+		return without_grant(pamh, &o, shown, "no user", fail_code);
+	if (o.strict && o.debug && fail_code == PAM_CRED_ERR)
+		pam_syslog(pamh, LOG_DEBUG, "strict cannot refuse a login from setcred (libpam replays "
+			   "the auth stack with pam_authenticate's results, and this module's was "
+			   "PAM_IGNORE): put strict on a required account or session line");
+	if (o.config == NULL)
+		return without_grant(pamh, &o, shown, "bad config= option", fail_code);
 	struct saved_grant *s = get_grant(pamh, &o, user, shown);
 	if (s == NULL)
-		return clear_inheritable(pamh, shown) < 0 ? fail_code : PAM_USER_UNKNOWN;
+		return without_grant(pamh, &o, shown, "the user's grant cannot be computed", fail_code);
 
 	struct cd_apply_result r;
 	int rc = cd_apply_inheritable(s->caps, &r);
 	log_outcome(pamh, s, &r, o.debug);
 	if (r.clear_errno)
 		return fail_code;	/* pI in an unknown state: never let this login go on */
-	if (o.strict && (s->status != CD_POLICY_OK || rc < 0)) {
-		pam_syslog(pamh, LOG_ERR, "user=%s: strict: refusing the login (policy %s%s)", shown,
-			   cd_status_str(s->status), rc < 0 ? ", capset failed" : "");
-		return fail_code;
-	}
+	if (o.strict && s->status != CD_POLICY_OK)
+		return strict_refusal(pamh, s->shown, s->status == CD_POLICY_MISSING ? "policy missing" :
+				      s->status == CD_POLICY_UNSAFE ? "policy unsafe" :
+				      s->status == CD_POLICY_SYNTAX ? "policy syntax error" :
+				      "policy system error", fail_code);
+	if (o.strict && rc < 0)
+		return strict_refusal(pamh, s->shown, "capset failed", fail_code);
 	return PAM_SUCCESS;
 }
 
+/* Never PAM_SUCCESS: see the comment at the top of this file. */
 PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	(void)pamh; (void)flags; (void)argc; (void)argv;
-	return PAM_SUCCESS;	/* see the comment at the top of this file */
+	return PAM_IGNORE;
+}
+
+/* Under strict, refuse here a login whose grant cannot be computed exactly (broken policy,
+ * unknown user, failed lookup): account comes before setcred and session, and its result
+ * counts. Otherwise PAM_IGNORE, never PAM_SUCCESS: this module vouches for no account. */
+PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	struct options o;
+	const char *user = NULL;
+	char shown[MAX_SHOWN_NAME * 4 + 8];
+
+	(void)flags;
+	if (begin(pamh, argc, argv, &o, &user, shown, sizeof(shown)) < 0)
+		return o.strict ? strict_refusal(pamh, shown, "no user", PAM_PERM_DENIED) : PAM_IGNORE;
+	if (!o.strict)
+		return PAM_IGNORE;
+	if (o.config == NULL)
+		return strict_refusal(pamh, shown, "bad config= option", PAM_PERM_DENIED);
+	struct saved_grant *s = get_grant(pamh, &o, user, shown);
+	if (s == NULL)
+		return strict_refusal(pamh, shown, "the user's grant cannot be computed", PAM_PERM_DENIED);
+	if (s->status != CD_POLICY_OK)
+		return strict_refusal(pamh, s->shown, cd_status_str(s->status), PAM_PERM_DENIED);
+	return PAM_IGNORE;
 }
 
 PAM_EXTERN int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)

@@ -9,9 +9,11 @@ cd_run() {
 }
 
 # The CLI under nss_wrapper: the users and groups of $NSSDIR instead of the system's.
+# nss_fault.so (tests/stack) comes first: it puts nss_wrapper's answers in glibc's terms (ENOENT
+# for "no such entry" is 0 in glibc), which the CLI, failing closed on lookup errors, relies on.
 cd_nss() {
   RC=0
-  LD_PRELOAD="$NSS_WRAPPER_LIB" NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group" \
+  LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group" \
     "$BIN" "$@" >"$OUT" 2>"$ERR" || RC=$?
 }
 

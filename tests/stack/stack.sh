@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # stack.sh [--valgrind]: run test_stack against the built pam_capdelegate.so through the real
 # libpam, with pam_wrapper (service files from a temp dir) and nss_wrapper (fake users alice,
-# bob, carol, dave, erin; group netops = carol, dave, erin). Needs root for real assertions.
+# bob, carol, dave, erin, frank, grace; groups netops = carol, dave, erin, grace; contractors =
+# frank; big = 100,000 members and frank), with nss_fault.so for NSS outages and case folding.
+# Needs root for real assertions.
 set -euo pipefail
 case "${1:-}" in --help) sed -n '2,4p' "$0"; exit 0 ;; esac
 builddir=${top_builddir:-$(pwd)}
@@ -19,6 +21,8 @@ bob:x:1002:1002::/home/bob:/bin/sh
 carol:x:1003:1003::/home/carol:/bin/sh
 dave:x:1004:1004::/home/dave:/bin/sh
 erin:x:1005:1005::/home/erin:/bin/sh
+frank:x:1006:1006::/home/frank:/bin/sh
+grace:x:1007:1007::/home/grace:/bin/sh
 PW
 cat >"$work/group" <<GR
 root:x:0:
@@ -27,12 +31,19 @@ bob:x:1002:
 carol:x:1003:
 dave:x:1004:
 erin:x:1005:
-netops:x:2000:carol,dave,erin
+netops:x:2000:carol,dave,erin,grace
+frank:x:1006:
+grace:x:1007:
+contractors:x:2001:frank
 GR
+# A group whose entry is over 1 MiB (100,000 members): frank is its last member.
+awk 'BEGIN { printf "big:x:2002:"; for (i = 0; i < 100000; i++) printf "member%06d,", i; print "frank" }' >>"$work/group"
 export PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR=$work/services PAM_WRAPPER_DEBUGLEVEL=2
 export NSS_WRAPPER_PASSWD=$work/passwd NSS_WRAPPER_GROUP=$work/group
 export CMOCKA_MESSAGE_OUTPUT=TAP
-preload=/usr/lib/x86_64-linux-gnu/libpam_wrapper.so:/usr/lib/x86_64-linux-gnu/libnss_wrapper.so
+fault=$builddir/tests/stack/.libs/nss_fault.so
+[ -f "$fault" ] || { echo "Bail out! $fault not built"; exit 1; }
+preload=$fault:/usr/lib/x86_64-linux-gnu/libpam_wrapper.so:/usr/lib/x86_64-linux-gnu/libnss_wrapper.so
 if [ "${1:-}" = --valgrind ]; then
   # Deep binding confuses valgrind's malloc replacement (pam_wrapper(1)).
   export PAM_WRAPPER_DISABLE_DEEPBIND=1

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <libpamtest.h>
+#include <security/pam_appl.h>
 
 #define BIT(c) ((unsigned long long)1 << (c))
 
@@ -40,6 +41,8 @@ struct prep {
 	cap_value_t drop_bound[4];	/* removed from the bounding set */
 	int ndrop_bound;
 	int preset_inheritable;		/* pI = keep_caps (login's own pI, as for the ambient set) */
+	const char *comm;		/* the child's process name (prctl PR_SET_NAME) */
+	const char *env[4];		/* NAME=VALUE for nss_fault.so, set in the child */
 };
 
 struct outcome {
@@ -75,8 +78,8 @@ static void write_policy(const char *name, const char *text, mode_t mode)
 	free(p);
 }
 
-/* A service "svc" whose auth stack is pam_permit + our module (so authenticate succeeds and
- * setcred is replayed on the frozen chain) and whose session stack is our module. */
+/* A service "svc" as pam_capdelegate(8) says to stack it: auth and account behind pam_permit
+ * (the module itself never says PAM_SUCCESS there), session on its own. */
 static void write_service(const char *svc, const char *args)
 {
 	char *path, *text;
@@ -85,7 +88,8 @@ static void write_service(const char *svc, const char *args)
 			     "auth     required pam_permit.so\n"
 			     "auth     required %s %s\n"
 			     "account  required pam_permit.so\n"
-			     "session  required %s %s\n", module, args, module, args) > 0);
+			     "account  required %s %s\n"
+			     "session  required %s %s\n", module, args, module, args, module, args) > 0);
 	assert_int_equal(write_file(path, text, 0644), 0);
 	free(path);
 	free(text);
@@ -112,6 +116,11 @@ static void read_caps(struct outcome *o)
 
 static int apply_prep(const struct prep *p)
 {
+	for (int i = 0; i < 4 && p->env[i] != NULL; i++)
+		if (putenv((char *)p->env[i]) != 0)
+			return -1;
+	if (p->comm != NULL && prctl(PR_SET_NAME, p->comm, 0, 0, 0) < 0)
+		return -1;
 	for (int i = 0; i < p->ndrop_bound; i++)
 		if (prctl(PR_CAPBSET_DROP, p->drop_bound[i], 0, 0, 0) < 0)
 			return -1;
@@ -178,19 +187,23 @@ static void run_case(const char *svc, const char *user, const struct prep *prep,
 	free(logpath);
 }
 
-/* The usual login sequence: authenticate, setcred(ESTABLISH), open_session. */
-static void login(const char *svc, const char *user, const struct prep *prep, int want_setcred,
+/* The usual login sequence: authenticate, acct_mgmt, setcred(ESTABLISH), open_session.
+ * setcred's own result never counts (libpam replays the auth stack with the results
+ * pam_authenticate froze, and the module's authenticate ignores), so it is always
+ * PAM_SUCCESS here; a strict refusal shows in account and session. */
+static void login(const char *svc, const char *user, const struct prep *prep, int want_account,
 		  int want_session, struct outcome *o)
 {
 	struct pam_testcase ops[] = {
 		pam_test(PAMTEST_AUTHENTICATE, PAM_SUCCESS),
-		pam_test_flags(PAMTEST_SETCRED, want_setcred, PAM_ESTABLISH_CRED),
+		pam_test(PAMTEST_ACCOUNT, want_account),
+		pam_test_flags(PAMTEST_SETCRED, PAM_SUCCESS, PAM_ESTABLISH_CRED),
 		pam_test(PAMTEST_OPEN_SESSION, want_session),
 	};
-	run_case(svc, user, prep, ops, 3, o);
+	run_case(svc, user, prep, ops, 4, o);
 	if (o->pamtest_rc != PAMTEST_ERR_OK)
-		fail_msg("pamtest rc %d (ops %d %d %d)\nlog:\n%s", o->pamtest_rc, o->op_rc[0],
-			 o->op_rc[1], o->op_rc[2], o->log);
+		fail_msg("pamtest rc %d (ops %d %d %d %d)\nlog:\n%s", o->pamtest_rc, o->op_rc[0],
+			 o->op_rc[1], o->op_rc[2], o->op_rc[3], o->log);
 }
 
 static void expect_log(const struct outcome *o, const char *text)
@@ -326,7 +339,7 @@ static void expect_nothing_granted(const char *svc, int strict, const char *logt
 			  .keep = { CAP_SETPCAP, CAP_CHOWN }, .nkeep = 2 };
 	for (size_t i = 0; i < 4; i++) {
 		struct outcome o;
-		login(svc, users[i], &p, strict ? PAM_CRED_ERR : PAM_SUCCESS,
+		login(svc, users[i], &p, strict ? PAM_PERM_DENIED : PAM_SUCCESS,
 		      strict ? PAM_SESSION_ERR : PAM_SUCCESS, &o);
 		if (o.inh != 0)
 			fail_msg("%s: CapInh %llx\n%s", users[i], o.inh, o.log);
@@ -384,7 +397,7 @@ static void test_policy_not_owned_by_root(void **state)
 	assert_true(o.inh == 0);
 	expect_log(&o, "not owned by root");
 	expect_log(&o, "user=alice granted=none via=none rules=none policy=unsafe");
-	login("owner-strict", "alice", NULL, PAM_CRED_ERR, PAM_SESSION_ERR, &o);
+	login("owner-strict", "alice", NULL, PAM_PERM_DENIED, PAM_SESSION_ERR, &o);
 	assert_true(o.inh == 0);
 	expect_log(&o, "strict: refusing the login (policy unsafe)");
 }
@@ -406,13 +419,18 @@ static void test_unknown_user(void **state)
 	setup_demo();
 	struct prep p = { .preset_inheritable = 1, .keep = { CAP_CHOWN }, .nkeep = 1 };
 	struct outcome o;
-	login("demo", "mallory", &p, PAM_USER_UNKNOWN, PAM_USER_UNKNOWN, &o);
+	login("demo", "mallory", &p, PAM_SUCCESS, PAM_SUCCESS, &o);
 	assert_true(o.inh == 0);
 	expect_log(&o, "user=mallory unknown to NSS: no capabilities granted");
 	/* A name typed at the prompt cannot forge log fields or lines. */
-	login("demo", "eve granted=cap_sys_admin\nuser=x", &p, PAM_USER_UNKNOWN, PAM_USER_UNKNOWN, &o);
+	login("demo", "eve granted=cap_sys_admin\nuser=x", &p, PAM_SUCCESS, PAM_SUCCESS, &o);
 	assert_true(o.inh == 0);
 	expect_log(&o, "user=eve\\x20granted=cap_sys_admin\\x0auser=x unknown to NSS");
+	/* Under strict: the strict failure from account and session, not PAM_USER_UNKNOWN. */
+	policy_service("unknown-strict", demo, 0644, "strict");
+	login("unknown-strict", "mallory", &p, PAM_PERM_DENIED, PAM_SESSION_ERR, &o);
+	assert_true(o.inh == 0);
+	expect_log(&o, "user=mallory: strict: refusing the login (the user's grant cannot be computed)");
 }
 
 static void test_policy_read_once_per_transaction(void **state)
@@ -443,6 +461,244 @@ static void test_session_only_and_reinitialize(void **state)
 	assert_true(o.inh == BIT(CAP_SYSLOG));
 }
 
+/* ---- issue 8: over-grants and the auth bypass ------------------------------------------ */
+
+/* libcap's cap_from_name reads "cap_sys_admin-i" as cap_sys_admin. */
+static void test_suffixed_capability_grants_nothing(void **state)
+{
+	need_root(state);
+	static const char *const tokens[] = { "cap_sys_admin-i", "cap_setuid2", "cap_dac_override-1",
+					      "cap_net_raw.disabled" };
+	for (size_t i = 0; i < 4; i++) {
+		char *text, *why;
+		assert_true(asprintf(&text, "alice %s\n", tokens[i]) > 0);
+		policy_service("suffix", text, 0644, "");
+		struct outcome o;
+		login("suffix", "alice", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+		if (o.inh != 0)
+			fail_msg("%s: CapInh %llx\n%s", tokens[i], o.inh, o.log);
+		assert_true(asprintf(&why, "suffix.conf:1: unknown capability: '%s'", tokens[i]) > 0);
+		expect_log(&o, why);
+		free(text);
+		free(why);
+	}
+}
+
+static const char *contractors =
+	"@contractors none\n"
+	"@big         none\n"
+	"*            cap_net_bind_service\n";
+
+/* A group that cannot be read is not a group the user is not in: frank, a contractor, must
+ * not get the "*" grant when the directory is down. */
+static void test_group_outage_fails_closed(void **state)
+{
+	need_root(state);
+	policy_service("outage", contractors, 0644, "");
+	struct outcome o;
+	login("outage", "frank", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == 0);	/* reachable: his group line says none */
+	expect_log(&o, "user=frank granted=none via=group");
+	login("outage", "bob", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == BIT(CAP_NET_BIND_SERVICE));	/* not a contractor */
+	/* The outage: getgrouplist leaves the group out, lookups by name and gid fail. */
+	struct prep down = { .env = { "CD_FAULT_GROUPS=contractors:2001" } };
+	login("outage", "frank", &down, PAM_SUCCESS, PAM_SUCCESS, &o);
+	if (o.inh != 0)
+		fail_msg("frank got CapInh %llx during the outage\n%s", o.inh, o.log);
+	expect_log(&o, "user=frank: cannot look up group contractors: Resource temporarily unavailable: "
+		   "no capabilities granted");
+	/* bob is not a contractor, but nobody can tell while the group cannot be read. */
+	login("outage", "bob", &down, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == 0);
+	/* Other errors than EAGAIN too (EIO, as NSS_STATUS_UNAVAIL with errno EIO gives). */
+	struct prep eio = { .env = { "CD_FAULT_GROUPS=contractors:2001", "CD_FAULT_ERRNO=5" } };
+	login("outage", "frank", &eio, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == 0);
+	expect_log(&o, "cannot look up group contractors: Input/output error");
+	/* strict refuses the login. */
+	policy_service("outage-strict", contractors, 0644, "strict");
+	login("outage-strict", "frank", &down, PAM_PERM_DENIED, PAM_SESSION_ERR, &o);
+	assert_true(o.inh == 0);
+	expect_log(&o, "strict: refusing the login");
+}
+
+/* A failed passwd lookup is not an unknown user either: logged as the error it is. */
+static void test_passwd_outage_fails_closed(void **state)
+{
+	need_root(state);
+	policy_service("pw-outage", "* cap_net_bind_service\n", 0644, "");
+	struct prep down = { .env = { "CD_FAULT_USERS=frank" } };
+	struct outcome o;
+	login("pw-outage", "frank", &down, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == 0);
+	expect_log(&o, "user=frank: cannot look up the user: Resource temporarily unavailable");
+}
+
+/* A group entry over 1 MiB (100,000 members) resolves: it used to be skipped at the buffer
+ * cap, which made frank "not a member" of @big and gave him the "*" grant. */
+static void test_huge_group_resolves(void **state)
+{
+	need_root(state);
+	policy_service("big", "@big none\n* cap_net_bind_service\n", 0644, "");
+	struct outcome o;
+	login("big", "frank", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	if (o.inh != 0)
+		fail_msg("frank, member of @big, got CapInh %llx\n%s", o.inh, o.log);
+	expect_log(&o, "user=frank granted=none via=group");
+}
+
+/* Rules match the account NSS returns, not the typed name: with a case-insensitive backend
+ * "GRACE" is grace, and "grace none" must keep her out of @netops. */
+static void test_typed_name_is_canonicalized(void **state)
+{
+	need_root(state);
+	policy_service("case", "grace none\n@netops cap_net_raw\n", 0644, "");
+	struct prep fold = { .env = { "CD_FAULT_CASEFOLD=1" } };
+	struct outcome o;
+	login("case", "GRACE", &fold, PAM_SUCCESS, PAM_SUCCESS, &o);
+	if (o.inh != 0)
+		fail_msg("GRACE got CapInh %llx\n%s", o.inh, o.log);
+	expect_log(&o, "user=grace granted=none via=user");
+	expect_log(&o, "login_name=GRACE");
+	login("case", "Erin", &fold, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == BIT(CAP_NET_RAW));	/* the group grant still reaches erin */
+	expect_log(&o, "user=erin granted=cap_net_raw via=group");
+}
+
+/* /proc/PID/comm is root-owned, 0644, size 0, and says what the process was named. */
+static void test_policy_on_procfs_refused(void **state)
+{
+	need_root(state);
+	write_service("procfs", "config=/proc/self/comm");
+	struct prep p = { .comm = "alice cap_chown" };	/* 15 bytes: the most comm holds */
+	struct outcome o;
+	login("procfs", "alice", &p, PAM_SUCCESS, PAM_SUCCESS, &o);
+	if (o.inh != 0)
+		fail_msg("CapInh %llx from /proc/self/comm\n%s", o.inh, o.log);
+	expect_log(&o, "is on a pseudo filesystem: procfs): policy rejected");
+}
+
+/* A directory others can write anywhere on the resolved path lets them write the policy. */
+static void test_policy_below_writable_directory_refused(void **state)
+{
+	need_root(state);
+	char *dir = policy_path("open"), *file, *lnk = policy_path("link.conf"), *args;
+	mkdir(dir, 0777);
+	assert_int_equal(chmod(dir, 01777), 0);	/* sticky, like /tmp */
+	assert_true(asprintf(&file, "%s/policy.conf", dir) > 0);
+	assert_int_equal(write_file(file, demo, 0644), 0);
+	unlink(lnk);
+	assert_int_equal(symlink(file, lnk), 0);	/* the link itself sits in a safe directory */
+	const char *paths[] = { file, lnk };
+	for (int i = 0; i < 2; i++) {
+		assert_true(asprintf(&args, "config=%s", paths[i]) > 0);
+		write_service("opendir", args);
+		struct outcome o;
+		login("opendir", "alice", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+		if (o.inh != 0)
+			fail_msg("%s: CapInh %llx\n%s", paths[i], o.inh, o.log);
+		expect_log(&o, "/open is writable by group or others (sticky or not)");
+		free(args);
+	}
+	free(dir);
+	free(file);
+	free(lnk);
+}
+
+/* Raw libpam in one child: pam_authenticate and pam_acct_mgmt's results for each service of
+ * @svcs and each user of @users, in order, into @rcs (2 per pair). One child for them all,
+ * because under valgrind every child costs a second. */
+static void run_raw(char **svcs, size_t nsvcs, const char *const *users, size_t nusers, int *rcs)
+{
+	size_t n = nsvcs * nusers * 2;
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 2);
+		const struct pam_conv conv = { NULL, NULL };
+		for (size_t i = 0; i < n; i += 2) {
+			pam_handle_t *pamh = NULL;
+			rcs[i] = rcs[i + 1] = -1;
+			if (pam_start(svcs[i / 2 / nusers], users[i / 2 % nusers], &conv, &pamh) != PAM_SUCCESS)
+				continue;
+			rcs[i] = pam_authenticate(pamh, 0);
+			rcs[i + 1] = pam_acct_mgmt(pamh, 0);
+			pam_end(pamh, rcs[i + 1]);
+		}
+		ssize_t want = (ssize_t)(n * sizeof(*rcs));
+		_exit(write(pfd[1], rcs, (size_t)want) == want ? 0 : 4);
+	}
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], rcs, n * sizeof(*rcs)), (ssize_t)(n * sizeof(*rcs)));
+	close(pfd[0]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* Whatever the control, the module is never the reason auth or account succeeds: stacked
+ * before pam_deny, or alone, nobody gets in (before the fix "sufficient" let anyone in). */
+static void test_no_control_lets_anyone_in(void **state)
+{
+	need_root(state);
+	setup_demo();
+	static const char *const controls[] = {
+		"required", "requisite", "sufficient", "optional",
+		"[success=1 default=ignore]", "[success=done new_authtok_reqd=done default=ignore]",
+		"[success=ok default=ignore]", "[default=done]",
+	};
+	static const char *const users[] = { "alice", "mallory" };
+	static const char *const configs[] = { "demo.conf", "does-not-exist.conf" };
+	enum { NC = sizeof(controls) / sizeof(controls[0]), NS = NC * 2 * 2 };
+	char *svcs[NS];
+	for (size_t i = 0; i < NS; i++) {
+		size_t c = i / 4, alone = i / 2 % 2, k = i % 2;
+		char *path, *text, *cfg = policy_path(configs[k]);
+		assert_true(asprintf(&svcs[i], "door%zu", i) > 0);
+		assert_true(asprintf(&path, "%s/services/%s", workdir, svcs[i]) > 0);
+		/* [success=1] skips the next line: the pam-auth-update pattern. */
+		assert_true(asprintf(&text, "auth %s %s config=%s\n%saccount %s %s config=%s\n%s",
+			controls[c], module, cfg,
+			alone ? "" : "auth requisite pam_deny.so\nauth required pam_permit.so\n",
+			controls[c], module, cfg,
+			alone ? "" : "account requisite pam_deny.so\naccount required pam_permit.so\n") > 0);
+		assert_int_equal(write_file(path, text, 0644), 0);
+		free(path);
+		free(text);
+		free(cfg);
+	}
+	int rcs[NS * 2 * 2];
+	run_raw(svcs, NS, users, 2, rcs);
+	for (size_t i = 0; i < NS * 2; i++) {
+		size_t svc = i / 2;
+		if (rcs[2 * i] == PAM_SUCCESS || rcs[2 * i + 1] == PAM_SUCCESS)
+			fail_msg("'%s'%s, %s, %s: authenticate %d, acct_mgmt %d", controls[svc / 4],
+				 svc / 2 % 2 ? " alone" : " before pam_deny", users[i % 2],
+				 configs[svc % 2], rcs[2 * i], rcs[2 * i + 1]);
+	}
+	for (size_t i = 0; i < NS; i++)
+		free(svcs[i]);
+}
+
+/* Bad options are logged once per transaction, though setcred, account and session each
+ * parse the line again. */
+static void test_bad_options_logged_once(void **state)
+{
+	need_root(state);
+	policy_service("badopt", demo, 0644, "bogus maxsize=12abc");
+	struct outcome o;
+	login("badopt", "alice", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == BIT(CAP_NET_RAW));
+	const char *a = strstr(o.log, "unknown option bogus");
+	const char *b = strstr(o.log, "bad option maxsize=12abc");
+	if (a == NULL || b == NULL || strstr(a + 1, "unknown option bogus") || strstr(b + 1, "bad option maxsize"))
+		fail_msg("want each bad option logged once:\n%s", o.log);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -466,6 +722,15 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_unknown_user),
 		cmocka_unit_test(test_policy_read_once_per_transaction),
 		cmocka_unit_test(test_session_only_and_reinitialize),
+		cmocka_unit_test(test_suffixed_capability_grants_nothing),
+		cmocka_unit_test(test_group_outage_fails_closed),
+		cmocka_unit_test(test_passwd_outage_fails_closed),
+		cmocka_unit_test(test_huge_group_resolves),
+		cmocka_unit_test(test_typed_name_is_canonicalized),
+		cmocka_unit_test(test_policy_on_procfs_refused),
+		cmocka_unit_test(test_policy_below_writable_directory_refused),
+		cmocka_unit_test(test_no_control_lets_anyone_in),
+		cmocka_unit_test(test_bad_options_logged_once),
 	};
 	return cmocka_run_group_tests_name("stack", tests, NULL, NULL);
 }

@@ -1,0 +1,134 @@
+/*
+ * nss_fault.c - preloaded before nss_wrapper in the stack tests: NSS as a directory outage or
+ * a case-insensitive backend shows it, which nss_wrapper's flat files cannot.
+ *
+ *   CD_FAULT_GROUPS=NAME:GID[,NAME:GID...]  these groups are "unreachable": getgrnam_r and
+ *       getgrgid_r fail with CD_FAULT_ERRNO (default EAGAIN, as NSS_STATUS_TRYAGAIN gives), and
+ *       getgrouplist leaves their gids out, as glibc does when a backend is unavailable.
+ *   CD_FAULT_USERS=NAME[,NAME...]  getpwnam_r fails with CD_FAULT_ERRNO for these names.
+ *   CD_FAULT_CASEFOLD=1  getpwnam_r and getgrouplist fold the name to lower case, like SSSD
+ *       with case_sensitive = false: "ALICE" is the account alice (pw_name "alice").
+ * Everything else goes to the next definition (nss_wrapper, then glibc), with nss_wrapper's
+ * answers put into glibc's conventions, which the module is written for: nss_wrapper returns
+ * ENOENT for "no such entry" where glibc returns 0 and a NULL result, and -1 (errno ERANGE)
+ * for a small buffer where glibc returns ERANGE. Left as they are, both would read as lookup
+ * errors, and the module, failing closed, would grant nothing to anyone.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* nss_wrapper's answer in glibc's terms (see the top of this file). */
+static int as_glibc(int rc, void **res)
+{
+	if (rc == ENOENT) {
+		*res = NULL;
+		return 0;
+	}
+	if (rc == -1 && errno == ERANGE)
+		return ERANGE;
+	return rc;
+}
+
+static int fault_errno(void)
+{
+	const char *e = getenv("CD_FAULT_ERRNO");
+	return e ? atoi(e) : EAGAIN;
+}
+
+/* Is @name (or, with name NULL, @gid) one of the unreachable groups? */
+static int faulted_group(const char *name, gid_t gid)
+{
+	const char *list = getenv("CD_FAULT_GROUPS");
+	while (list != NULL && *list != '\0') {
+		const char *colon = strchr(list, ':');
+		if (colon == NULL)
+			return 0;
+		size_t n = (size_t)(colon - list);
+		if (name != NULL ? (strlen(name) == n && strncmp(name, list, n) == 0)
+				 : (gid_t)strtoul(colon + 1, NULL, 10) == gid)
+			return 1;
+		list = strchr(colon, ',');
+		list = list ? list + 1 : NULL;
+	}
+	return 0;
+}
+
+static int listed(const char *var, const char *name)
+{
+	const char *list = getenv(var);
+	size_t n = strlen(name);
+	for (const char *p = list; p != NULL && (p = strstr(p, name)) != NULL; p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* The name as a case-insensitive backend looks it up. Caller frees. */
+static char *folded(const char *name)
+{
+	char *f = strdup(name);
+	if (f != NULL && getenv("CD_FAULT_CASEFOLD") != NULL)
+		for (char *p = f; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+	return f;
+}
+
+int getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t size, struct passwd **res)
+{
+	int (*next)(const char *, struct passwd *, char *, size_t, struct passwd **) =
+		(int (*)(const char *, struct passwd *, char *, size_t, struct passwd **))dlsym(RTLD_NEXT, "getpwnam_r");
+	*res = NULL;
+	if (listed("CD_FAULT_USERS", name))
+		return fault_errno();
+	char *f = folded(name);
+	if (f == NULL)
+		return ENOMEM;
+	int rc = as_glibc(next(f, pw, buf, size, res), (void **)res);
+	free(f);
+	return rc;
+}
+
+int getgrnam_r(const char *name, struct group *gr, char *buf, size_t size, struct group **res)
+{
+	int (*next)(const char *, struct group *, char *, size_t, struct group **) =
+		(int (*)(const char *, struct group *, char *, size_t, struct group **))dlsym(RTLD_NEXT, "getgrnam_r");
+	*res = NULL;
+	if (faulted_group(name, 0))
+		return fault_errno();
+	return as_glibc(next(name, gr, buf, size, res), (void **)res);
+}
+
+int getgrgid_r(gid_t gid, struct group *gr, char *buf, size_t size, struct group **res)
+{
+	int (*next)(gid_t, struct group *, char *, size_t, struct group **) =
+		(int (*)(gid_t, struct group *, char *, size_t, struct group **))dlsym(RTLD_NEXT, "getgrgid_r");
+	*res = NULL;
+	if (faulted_group(NULL, gid))
+		return fault_errno();
+	return as_glibc(next(gid, gr, buf, size, res), (void **)res);
+}
+
+int getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups)
+{
+	int (*next)(const char *, gid_t, gid_t *, int *) =
+		(int (*)(const char *, gid_t, gid_t *, int *))dlsym(RTLD_NEXT, "getgrouplist");
+	char *f = folded(user);
+	if (f == NULL)
+		return -1;
+	int rc = next(f, group, groups, ngroups);
+	free(f);
+	if (rc < 0)
+		return rc;
+	int kept = 0;
+	for (int i = 0; i < *ngroups; i++)
+		if (!faulted_group(NULL, groups[i]))
+			groups[kept++] = groups[i];
+	*ngroups = kept;
+	return kept;
+}

@@ -22,6 +22,8 @@ MAN="$ROOT/pam_capdelegate/capdelegate.8"
 NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/dev/null | head -1 || true)
 # shellcheck source=tests/cli/lib.sh
 . "$HERE/lib.sh"
+# shellcheck source=tests/cli/audit-cases.sh
+. "$HERE/audit-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -458,8 +460,8 @@ t_audit_processes() {
 
 # Revision-1 and malformed values cannot be written through setxattr, and getxattr will not
 # show them (EINVAL): an ext4 image written by debugfs holds them, mounted through a loop device.
-t_audit_unreadable_values() {
-  need_root; local p d="$CASE_DIR/img"; p=$(std_policy)
+unreadable_image() { # unreadable_image DIR: mounts it, prints the mount point (umount it)
+  local d=$1
   command -v debugfs >/dev/null && command -v mke2fs >/dev/null || skip "e2fsprogs missing"
   mkdir -p "$d/src" "$d/mnt"
   : >"$d/src/rev1"; : >"$d/src/bad"; : >"$d/src/plain"
@@ -470,6 +472,12 @@ t_audit_unreadable_values() {
   debugfs -w -R "ea_set -f $d/v1 /rev1 security.capability" "$d/fs.img" 2>/dev/null
   debugfs -w -R "ea_set -f $d/vbad /bad security.capability" "$d/fs.img" 2>/dev/null
   mount -o loop,ro "$d/fs.img" "$d/mnt" 2>/dev/null || skip "cannot loop-mount an image here"
+  echo "$d/mnt"
+}
+
+t_audit_unreadable_values() {
+  need_root; local p d="$CASE_DIR/img"; p=$(std_policy)
+  unreadable_image "$d" >/dev/null
   cd_nss audit --config "$p" "$d/mnt" || true
   umount "$d/mnt"
   [ "$(count_lines "$OUT" '^file')" -eq 2 ] || fail "want the 2 files with values"
@@ -498,7 +506,8 @@ t_audit_single_file_and_threads() {
   [ "$(count_lines "$OUT" '^file')" -eq 40 ] || fail "want 40 files"
   cd_nss audit --config "$p" "$t/d7/sub/f"
   want_line "$OUT" "file\t$t/d7/sub/f\t2\tnone\tcap_net_raw\tno\t-\t-"
-  cd_nss audit --threads 3 "$t"; want_rc 2
+  cd_nss audit --config "$p" --threads 3 "$t"
+  cmp -s "$OUT" "$CASE_DIR/one" || fail "1 and 3 threads disagree"
 }
 
 t_audit_beyond_path_max() {
@@ -725,6 +734,23 @@ t_check_resolved_symlink() {
   no_text "$ERR" "$u"
 }
 
+# ---- explain resolves as the module does: canonical names, NSS failures (issue 8) --------------
+
+t_explain_canonical_name() {
+  need_root; local p; p=$(printf 'bob none\n@netops cap_net_raw\n' | policy)
+  # A case-insensitive backend (nss_fault.so's CD_FAULT_CASEFOLD, like SSSD): BOB is bob.
+  CD_FAULT_CASEFOLD=1 cd_nss explain BOB --config "$p" "$CASE_DIR"; want_rc 0
+  want_line "$OUT" "user\tbob\t1002\tbob,netops"
+  want_line "$OUT" "pI\tnone\tuser"
+}
+
+t_explain_group_outage() {
+  need_root; local p; p=$(printf '@netops none\n* cap_syslog\n' | policy)
+  CD_FAULT_GROUPS=netops:2000 cd_nss explain bob --config "$p" "$CASE_DIR"; want_rc 2
+  want_text "$ERR" "bob: cannot look up group netops: Resource temporarily unavailable: login grants nothing"
+  no_text "$OUT" "cap_syslog"
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
@@ -737,9 +763,10 @@ CASES=(
   audit_finding_undelegated audit_finding_unused_grant audit_finding_writable_file
   audit_finding_writable_dir audit_finding_nosuid audit_finding_nosuid_bind audit_clean_exit audit_policy_rejected
   audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
-  audit_single_file_and_threads audit_beyond_path_max
+  audit_single_file_and_threads audit_beyond_path_max "${AUDIT_CASES[@]}"
   check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields
   unknown_command_escaped check_resolved_symlink bad_option_escaped
+  explain_canonical_name explain_group_outage
 )
 
 run_case() {

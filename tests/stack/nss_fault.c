@@ -8,6 +8,9 @@
  *   CD_FAULT_USERS=NAME[,NAME...]  getpwnam_r fails with CD_FAULT_ERRNO for these names.
  *   CD_FAULT_CASEFOLD=1  getpwnam_r and getgrouplist fold the name to lower case, like SSSD
  *       with case_sensitive = false: "ALICE" is the account alice (pw_name "alice").
+ *   CD_FAULT_HUGE_GROUP=NAME:GID:USER:COUNT  a group of COUNT members member000000... and
+ *       then USER, answered here with glibc's ERANGE until the buffer is large enough (a
+ *       directory's big group; nss_wrapper would re-parse such a file in every process).
  * Everything else goes to the next definition (nss_wrapper, then glibc), with nss_wrapper's
  * answers put into glibc's conventions, which the module is written for: nss_wrapper returns
  * ENOENT for "no such entry" where glibc returns 0 and a NULL result, and -1 (errno ERANGE)
@@ -20,6 +23,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +83,51 @@ static char *folded(const char *name)
 	return f;
 }
 
+/* The huge group: 1 if configured and @name (or, with name NULL, @gid) is it, 0 if it is
+ * another, -1 if none is configured. */
+struct huge {
+	char name[64], user[64];
+	gid_t gid;
+	size_t count;
+};
+
+static int huge_group(const char *name, gid_t gid, struct huge *h)
+{
+	const char *spec = getenv("CD_FAULT_HUGE_GROUP");
+	unsigned long g, n;
+	if (spec == NULL || sscanf(spec, "%63[^:]:%lu:%63[^:]:%lu", h->name, &g, h->user, &n) != 4)
+		return -1;	/* not configured */
+	h->gid = (gid_t)g;
+	h->count = n;
+	return name != NULL ? strcmp(name, h->name) == 0 : gid == h->gid;
+}
+
+#define MEMBER_LEN 13	/* "member000000" and its NUL */
+
+static int fill_huge(const struct huge *h, struct group *gr, char *buf, size_t size, struct group **res)
+{
+	size_t ptrs = (h->count + 2) * sizeof(char *);
+	size_t need = ptrs + h->count * MEMBER_LEN + strlen(h->user) + 1 + strlen(h->name) + 1 + 2;
+	if (size < need)
+		return ERANGE;
+	char **mem = (char **)(void *)buf;	/* glibc aligns its buffers the same way */
+	char *p = buf + ptrs;
+	for (size_t i = 0; i < h->count; i++, p += MEMBER_LEN) {
+		snprintf(p, MEMBER_LEN, "member%06u", (unsigned)(i % 1000000));
+		mem[i] = p;
+	}
+	mem[h->count] = strcpy(p, h->user);
+	p += strlen(h->user) + 1;
+	mem[h->count + 1] = NULL;
+	gr->gr_name = strcpy(p, h->name);
+	p += strlen(h->name) + 1;
+	gr->gr_passwd = strcpy(p, "x");
+	gr->gr_gid = h->gid;
+	gr->gr_mem = mem;
+	*res = gr;
+	return 0;
+}
+
 int getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t size, struct passwd **res)
 {
 	int (*next)(const char *, struct passwd *, char *, size_t, struct passwd **) =
@@ -99,8 +148,11 @@ int getgrnam_r(const char *name, struct group *gr, char *buf, size_t size, struc
 	int (*next)(const char *, struct group *, char *, size_t, struct group **) =
 		(int (*)(const char *, struct group *, char *, size_t, struct group **))dlsym(RTLD_NEXT, "getgrnam_r");
 	*res = NULL;
+	struct huge h;
 	if (faulted_group(name, 0))
 		return fault_errno();
+	if (huge_group(name, 0, &h) > 0)
+		return fill_huge(&h, gr, buf, size, res);
 	return as_glibc(next(name, gr, buf, size, res), (void **)res);
 }
 
@@ -109,8 +161,11 @@ int getgrgid_r(gid_t gid, struct group *gr, char *buf, size_t size, struct group
 	int (*next)(gid_t, struct group *, char *, size_t, struct group **) =
 		(int (*)(gid_t, struct group *, char *, size_t, struct group **))dlsym(RTLD_NEXT, "getgrgid_r");
 	*res = NULL;
+	struct huge h;
 	if (faulted_group(NULL, gid))
 		return fault_errno();
+	if (huge_group(NULL, gid, &h) > 0)
+		return fill_huge(&h, gr, buf, size, res);
 	return as_glibc(next(gid, gr, buf, size, res), (void **)res);
 }
 
@@ -121,6 +176,7 @@ int getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups)
 	char *f = folded(user);
 	if (f == NULL)
 		return -1;
+	int room = *ngroups;
 	int rc = next(f, group, groups, ngroups);
 	free(f);
 	if (rc < 0)
@@ -129,6 +185,14 @@ int getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups)
 	for (int i = 0; i < *ngroups; i++)
 		if (!faulted_group(NULL, groups[i]))
 			groups[kept++] = groups[i];
+	struct huge h;
+	if (huge_group(NULL, (gid_t)-1, &h) >= 0 && strcmp(user, h.user) == 0) {
+		if (kept == room) {
+			*ngroups = kept + 1;	/* glibc: too small, here is the size */
+			return -1;
+		}
+		groups[kept++] = h.gid;
+	}
 	*ngroups = kept;
 	return kept;
 }

@@ -1,0 +1,170 @@
+# audit-cases.sh: tests/cli/run.sh's cases for the audit walk (sourced after lib.sh): PATH forms,
+# errors and vanished entries listed, any depth with bounded descriptors and stack, unknown
+# values, and the differential test against an independent walk (audit-diff.py, fixed seeds).
+# Each case failed against the walker before issue 13.
+
+# The CLI as uid 0 without any capability (empty bounding set at exec): file modes bind it.
+cd_nocaps() {
+  RC=0
+  setpriv --bounding-set=-all --inh-caps=-all -- "$BIN" "$@" >"$OUT" 2>"$ERR" || RC=$?
+}
+
+# The CLI under resource limits: with_limits "-n 64 -s 1024" ARGS...
+with_limits() {
+  local limits=$1; shift
+  RC=0
+  # shellcheck disable=SC2086 # the limits are words
+  ( ulimit $limits && exec "$BIN" "$@" ) >"$OUT" 2>"$ERR" || RC=$?
+}
+
+# A chain of DEPTH directories named d below DIR, a capability file at the bottom; made one
+# level at a time relative to the last, as no path to it would fit PATH_MAX.
+deep_chain() { # deep_chain DIR DEPTH
+  python3 - "$1" "$2" <<'PY'
+import os, sys
+os.makedirs(sys.argv[1], exist_ok=True)
+os.chdir(sys.argv[1])
+for i in range(int(sys.argv[2])):
+    os.mkdir("d")
+    os.chdir("d")
+    if i == int(sys.argv[2]) // 2:
+        os.chmod(".", 0o777)            # a writable directory deep down
+open("deep-cap", "w").close()
+os.chmod("deep-cap", 0o666)             # and a writable capability file
+os.setxattr("deep-cap", "security.capability", bytes.fromhex("0000000200000000002000000000000000000000"))
+PY
+}
+
+# Every PATH form walks the same tree and counts it once (issue 13's table, and more).
+t_audit_path_forms() {
+  need_root; local p t form; t="$CASE_DIR/tree"
+  p=$(printf 'alice cap_net_raw\n' | policy)
+  for form in 1 2 3; do capfile "$t/d$form/f" cap_net_raw=i; : >"$t/d$form/plain"; done
+  ln -s tree "$CASE_DIR/link"
+  local counts='# scanned\t4 directories\t6 regular files\t3 capability files\t0 mounts skipped\t0 vanished\t0 errors'
+  for form in "$t" tree tree/ ./tree// link "tree tree/d2" "tree/d2/ $t" "tree/d1/.." "tree tree"; do
+    # shellcheck disable=SC2086 # a form may be several roots
+    cd_nss audit --config "$p" --threads 1 $form; want_rc 0
+    want_line "$OUT" "$counts"
+    [ "$(count_lines "$OUT" '^file')" -eq 3 ] || fail "$form: want 3 file records"
+  done
+  want_line "$OUT" "file\ttree/d2/f\t2\tnone\tcap_net_raw\tno\t-\t-"
+  cd_nss audit --config "$p" "tree/d1/.."; want_line "$OUT" "file\ttree/d1/../d3/f\t2\tnone\tcap_net_raw\tno\t-\t-"
+  cd_nss audit --config "$p" link; want_line "$OUT" "file\tlink/d1/f\t2\tnone\tcap_net_raw\tno\t-\t-"
+  cd "$t"
+  cd_nss audit --config "$p" .; want_line "$OUT" "$counts"
+  want_line "$OUT" "file\t./d1/f\t2\tnone\tcap_net_raw\tno\t-\t-"
+  cd d1
+  cd_nss audit --config "$p" .. f; want_line "$OUT" "$counts"
+  want_line "$OUT" "file\t../d1/f\t2\tnone\tcap_net_raw\tno\t-\t-"
+  cd_nss audit --config "$p" f; want_line "$OUT" "file\tf\t2\tnone\tcap_net_raw\tno\t-\t-"
+}
+
+# A PATH that cannot be opened, and a directory below one, are errors: listed, exit 2.
+t_audit_errors_listed() {
+  need_root; local p t="$CASE_DIR/tree"; p=$(std_policy)
+  command -v setpriv >/dev/null || skip "setpriv missing"
+  capfile "$t/closed/f" cap_net_raw=i; capfile "$t/open/f" cap_net_raw=i
+  chmod 0 "$t/closed"
+  cd_nocaps audit --config "$p" "$t/closed"; want_rc 2
+  want_line "$OUT" "error\t$t/closed\tcannot open directory\tEACCES\tPermission denied"
+  want_text "$OUT" "0 vanished	1 errors"
+  cd_nocaps audit --json --config "$p" "$t"; want_rc 2
+  python3 - "$OUT" "$t/closed" <<'PY' || fail "JSON errors[]"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["scan"]["errors"] == 1 and d["scan"]["directories"] == 2, d["scan"]
+assert [(e["path"], e["errno"], e["operation"]) for e in d["errors"]] == \
+    [(sys.argv[2], "EACCES", "cannot open directory")], d["errors"]
+assert [f["path"] for f in d["files"]] == [sys.argv[2][:-len("closed")] + "open/f"], d["files"]
+PY
+  "$HERE/check-json.py" --may-be-empty vanished --may-be-empty matrix "$MAN" "$OUT" >&2 \
+    || fail "JSON does not match the schema in capdelegate(8)"
+  cd_nss audit --config "$p" "$t/missing"; want_rc 2
+  want_line "$OUT" "error\t$t/missing\tcannot examine\tENOENT\tNo such file or directory"
+}
+
+# Entries gone between the listing and the open (LD_PRELOAD shim vanish.c moves them away):
+# counted and listed as vanished, not errors; the exit status does not become 2.
+t_audit_vanished() {
+  need_root; local p t="$CASE_DIR/tree" threads; p=$(std_policy)
+  command -v cc >/dev/null || skip "no C compiler for the shim"
+  cc -shared -fPIC -o "$CASE_DIR/vanish.so" "$HERE/vanish.c" -ldl
+  for threads in 1 2; do
+    rm -rf "$t" "$CASE_DIR/away"; mkdir -p "$CASE_DIR/away"
+    capfile "$t/vanish-file" cap_net_raw=i; capfile "$t/vanish-dir/f" cap_net_raw=i
+    capfile "$t/keep/f" cap_net_raw=i
+    RC=0
+    VANISH_TO="$CASE_DIR/away" LD_PRELOAD="$CASE_DIR/vanish.so" \
+      "$BIN" audit --config "$p" --threads "$threads" "$t" >"$OUT" 2>"$ERR" || RC=$?
+    want_rc 1
+    [ -e "$CASE_DIR/away/vanish-file" ] && [ -e "$CASE_DIR/away/vanish-dir" ] || fail "shim did nothing"
+    want_text "$OUT" "2 regular files	1 capability files	0 mounts skipped	2 vanished	0 errors"
+    want_line "$OUT" "vanished\t$t/vanish-dir"; want_line "$OUT" "vanished\t$t/vanish-file"
+    want_line "$OUT" "file\t$t/keep/f\t2\tnone\tcap_net_raw\tno\t-\t-"
+  done
+  mkdir -p "$t/vanish-again"
+  RC=0
+  VANISH_TO="$CASE_DIR/away" LD_PRELOAD="$CASE_DIR/vanish.so" \
+    "$BIN" audit --json --config "$p" "$t" >"$OUT" 2>"$ERR" || RC=$?
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["scan"]["vanished"]==1 and [v["path"] for v in d["vanished"]]==[sys.argv[2]], d' \
+    "$OUT" "$t/vanish-again" || fail "JSON vanished[]"
+  "$HERE/check-json.py" --may-be-empty errors "$MAN" "$OUT" >&2 || fail "JSON schema"
+}
+
+# 6,000 levels (12 KB of path): every capability file and every finding, with 64 descriptors
+# (the old walk kept one per level past PATH_MAX: EMFILE) and with a 256 KiB stack (it recursed
+# past PATH_MAX: SIGSEGV).
+t_audit_deep() {
+  need_root; local p t="$CASE_DIR/tree" threads; p=$(std_policy)
+  deep_chain "$t" 6000
+  local deep half
+  deep=$t$(printf '/d%.0s' $(seq 6000)) half=$t$(printf '/d%.0s' $(seq 3001))
+  for threads in 1 2; do
+    with_limits "-n 64" audit --config "$p" --threads "$threads" "$t"; want_rc 1
+    want_text "$OUT" "6001 directories	1 regular files	1 capability files	0 mounts skipped	0 vanished	0 errors"
+    want_line "$OUT" "file\t$deep/deep-cap\t2\tnone\tcap_net_raw\tno\t-\t-"
+    want_line "$OUT" "finding\twritable-file\t$deep/deep-cap\tnone\tcapability file is writable by others (mode 0666)"
+    want_text "$OUT" "finding	writable-directory	$half	none	"
+    [ "$(count_lines "$OUT" '^finding	writable-directory')" -eq 1 ] || fail "one writable directory"
+    with_limits "-s 256" audit --config "$p" --threads "$threads" "$t"; want_rc 1
+    want_text "$OUT" "6001 directories	1 regular files	1 capability files	0 mounts skipped	0 vanished	0 errors"
+  done
+}
+
+# A revision-1 value the kernel will not show grants at exec: unknown, never none.
+t_audit_unknown_value() {
+  need_root; local p m; p=$(std_policy)
+  m=$(unreadable_image "$CASE_DIR/img")
+  cd_nss explain alice --config "$p" "$m"; cp "$OUT" "$CASE_DIR/explain"
+  cd_nss audit --json --config "$p" "$m"
+  umount "$m"
+  want_line "$CASE_DIR/explain" "exec\t$m/rev1\tfP=unknown\tfI=unknown\tfE=unknown\tpP'=unknown\tpE'=unknown\tvalue not shown by the kernel: revision 1 (applies at exec) or malformed (execve fails)"
+  no_text "$CASE_DIR/explain" "=none"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=[x for x in d["files"] if x["path"].endswith("/rev1")][0]; assert (f["permitted"], f["inheritable"], f["effective"], f["revision"]) == (None, None, None, 0), f' \
+    "$OUT" || fail "JSON must say null (unknown) for the revision-1 value"
+}
+
+t_audit_threads_option() {
+  need_root; local p n; p=$(std_policy)
+  for n in 0 17 -1 1x ""; do
+    cd_nss audit --config "$p" --threads "$n" "$CASE_DIR"; want_rc 2
+    want_text "$ERR" "--threads must be 1 to 16"
+  done
+  cd_nss audit --config "$p" --threads 16 "$CASE_DIR"; want_rc 1
+}
+
+# The differential test, fixed seeds chosen to cover no-capability runs (unreadable
+# directories as errors), the chain past PATH_MAX, proc and nosuid bind mounts, a file root,
+# overlapping, relative, symlinked and missing roots. `audit-diff.py --random N` for more.
+AUDIT_DIFF_SEEDS=(1 2 3 4 5 6 7 8)
+audit_diff() {
+  need_root; command -v setpriv >/dev/null || skip "setpriv missing"
+  "$HERE/audit-diff.py" --bin "$BIN" --work "$CASE_DIR" --seed "$1" >&2
+}
+for s in "${AUDIT_DIFF_SEEDS[@]}"; do eval "t_audit_diff_$s() { audit_diff $s; }"; done
+
+AUDIT_CASES=(
+  audit_path_forms audit_errors_listed audit_vanished audit_deep
+  audit_unknown_value audit_threads_option "${AUDIT_DIFF_SEEDS[@]/#/audit_diff_}"
+)

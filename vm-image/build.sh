@@ -85,6 +85,8 @@ fi
 log "image: overlaying project files, users, policy and file capabilities"
 stage=$vmc/stage
 rm -rf "$stage"
+# A failed step must not leave a 200 MB staging root behind.
+trap 'rm -rf "$stage" "$image.tmp"' EXIT
 cp -a "$base" "$stage"
 cp -a "$dest/." "$stage/"
 

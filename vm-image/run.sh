@@ -29,10 +29,12 @@ EOF
 policy="" overlay="" fixtures="" timeout=7200 quiet=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --policy) policy=$2; shift 2 ;;
-    --overlay) overlay=$2; shift 2 ;;
-    --fixtures) fixtures=$2; shift 2 ;;
-    --timeout) timeout=$2; shift 2 ;;
+    --policy|--overlay|--fixtures|--timeout)
+      [ $# -ge 2 ] || { echo "run.sh: $1 needs a value" >&2; usage >&2; exit 2; }
+      case "$1" in
+        --policy) policy=$2 ;; --overlay) overlay=$2 ;; --fixtures) fixtures=$2 ;; --timeout) timeout=$2 ;;
+      esac
+      shift 2 ;;
     --quiet) quiet=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;

@@ -42,11 +42,14 @@ export CMOCKA_MESSAGE_OUTPUT=TAP
 fault=$builddir/tests/stack/.libs/nss_fault.so
 [ -f "$fault" ] || { echo "Bail out! $fault not built"; exit 1; }
 preload=$fault:/usr/lib/x86_64-linux-gnu/libpam_wrapper.so:/usr/lib/x86_64-linux-gnu/libnss_wrapper.so
+# No exec below: the EXIT trap that removes $work must still run.
+run=()
 if [ "${1:-}" = --valgrind ]; then
   # Deep binding confuses valgrind's malloc replacement (pam_wrapper(1)).
   export PAM_WRAPPER_DISABLE_DEEPBIND=1
-  LD_PRELOAD=$preload exec valgrind -q --error-exitcode=66 --leak-check=full \
-    --errors-for-leak-kinds=definite --suppressions="$(dirname "$0")/valgrind.supp" \
-    "$builddir/tests/stack/test_stack" "$work" "$module"
+  run=(valgrind -q --error-exitcode=66 --leak-check=full --errors-for-leak-kinds=definite
+       --suppressions="$(dirname "$0")/valgrind.supp")
 fi
-LD_PRELOAD=$preload exec "$builddir/tests/stack/test_stack" "$work" "$module"
+rc=0
+LD_PRELOAD=$preload "${run[@]}" "$builddir/tests/stack/test_stack" "$work" "$module" || rc=$?
+exit "$rc"

@@ -81,8 +81,11 @@ boot() {
 fact() { awk -F'\t' -v u="$2" -v k="$3=" '$1 == u && index($2, k) == 1 { print substr($2, length(k) + 1); exit }' "$work/$1/facts"; }
 logs() { awk -F'\t' 'index($2, "log=") == 1 { print substr($2, 5) }' "$work/$1/facts"; }
 has_user() { grep -qx "$2"$'\t'"user=$2" "$work/$1/facts"; }
-hex_eq() { [ -n "$1" ] && [ $(( 16#$1 )) -eq $(( $2 )) ]; }
-hex_and() { [ -n "$1" ] && [ $(( 16#$1 & $2 )) -ne 0 ]; }
+# A value read from the guest is untrusted text: anything but hex fails the one check (inside
+# $(( )) it would abort the whole suite, or be evaluated as an expression).
+is_hex() { [[ "$1" =~ ^[0-9a-fA-F]{1,16}$ ]]; }
+hex_eq() { is_hex "$1" && [ $(( 16#$1 )) -eq $(( $2 )) ]; }
+hex_and() { is_hex "$1" && [ $(( 16#$1 & $2 )) -ne 0 ]; }
 
 NET_RAW=$((1 << 13)) SYSLOG=$((1 << 34)) SETPCAP=$((1 << 8))
 declare -A EXPECT=([alice]=$NET_RAW [bob]=0 [carol]=$SYSLOG [dave]=0 [erin]=$NET_RAW)

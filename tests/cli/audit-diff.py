@@ -69,6 +69,7 @@ class Builder:
         self.clean_dirs = []    # readable, no mount below: usable as overlapping roots
         self.cap_files = []
         self.mounts = []
+        self.features = []      # what this seed exercises beyond the basics, for the log
 
     def name(self):
         self.n += 1
@@ -133,6 +134,7 @@ class Builder:
         self.mount("--bind", src, dst)
         if rng.random() < 0.5:
             subprocess.run(["mount", "-o", "remount,bind,nosuid", dst], check=True)
+            self.features.append("nosuid-bind")
         t = os.path.join(top, b"tmpfs-nosuid")
         os.mkdir(t)
         self.mount("-t", "tmpfs", "-o", "nosuid,size=1m", "cd-audit-diff", t)
@@ -142,9 +144,11 @@ class Builder:
             p = os.path.join(top, b"proc")
             os.mkdir(p)
             self.mount("-t", "proc", "proc", p)
+            self.features.append("proc")
 
     def deep(self):
         """A chain of 200-byte names past PATH_MAX, made relative to each level's descriptor."""
+        self.features.append("deep")
         fd = os.open(self.top, os.O_RDONLY | os.O_DIRECTORY)
         for i in range(self.rng.randint(21, 26)):
             name = b"d" * 197 + b"%03d" % i
@@ -379,8 +383,8 @@ def run_seed(seed, args, table):
         oracle = subprocess.run(prefix + [sys.executable, os.path.abspath(__file__), "--oracle"] +
                                 [r.hex() for r in roots], cwd=cwd, capture_output=True, check=True)
         want = json.loads(oracle.stdout)
-        where = "seed %d (%s, cwd %r, roots %r)" % (seed, "no capabilities" if prefix else "root",
-                                                    cwd, roots)
+        where = "seed %d (%s, cwd %r, roots %r)" % (seed, " ".join(
+            ["no-capabilities" if prefix else "root"] + b.features), os.path.relpath(cwd, work), roots)
         for threads in ("1", str(rng.choice([2, 3, 4, 8]))):
             p = subprocess.run(prefix + [args.bin, "audit", "--json", "--threads", threads,
                                          "--config", policy, "--"] + roots,
@@ -395,7 +399,7 @@ def run_seed(seed, args, table):
                 diff = "exit status %d with %d errors" % (p.returncode, len(want["errors"]))
             if diff is not None:
                 return "%s, --threads %s: %s" % (where, threads, diff)
-        return None
+        return "ok: " + where
     finally:
         if b is not None:
             for m in reversed(b.mounts):
@@ -426,6 +430,7 @@ def main():
     if os.geteuid() != 0:
         print("audit-diff: needs root", file=sys.stderr)
         return 2
+    args.bin = os.path.abspath(args.bin)
     table = cap_numbers()
     made = args.work is None
     args.work = os.fsencode(args.work or tempfile.mkdtemp(prefix="capdelegate-audit-diff.", dir="/run"))
@@ -434,10 +439,11 @@ def main():
     try:
         for seed in seeds:
             why = run_seed(seed, args, table)
-            print("%s\taudit-diff: seed %d%s" % ("FAIL" if why else "PASS", seed,
-                                                  "\t" + why if why else ""), flush=True)
-            failed += why is not None
-            if why and args.random is not None:
+            ok = why.startswith("ok: ")
+            print("%s\taudit-diff: seed %d\t%s" % ("PASS" if ok else "FAIL", seed,
+                                                  why[4:] if ok else why), flush=True)
+            failed += not ok
+            if not ok and args.random is not None:
                 break
     finally:
         if made and not args.keep:

@@ -149,7 +149,7 @@ build_selftests() {
 
 # security.capability values exec must see but setxattr refuses: placed with debugfs.
 build_fixtures() {
-  local d="$OUT/fixtures.d" img="$OUT/fixtures.img" name hex
+  local d="$OUT/fixtures.d" img="$OUT/fixtures.img" name hex err
   rm -rf "$d" "$img"; mkdir -p "$d"
   declare -A vals=(
     [v1_fi]='00000001 00000000 00200000'            # rev 1, fI = {net_raw}
@@ -169,7 +169,10 @@ build_fixtures() {
   done
   mke2fs -q -t ext4 -d "$d" -F "$img" 16M >&2
   for name in "${!vals[@]}"; do
-    debugfs -w -R "ea_set -f $OUT/$name.xattr /$name security.capability" "$img" 2>/dev/null
+    # debugfs reports a failed request on stderr and still exits 0: judge by its output
+    err=$(debugfs -w -R "ea_set -f $OUT/$name.xattr /$name security.capability" "$img" 2>&1 >/dev/null \
+      | grep -v '^debugfs [0-9]' || true)
+    [ -z "$err" ] || die "fixtures: debugfs ea_set $name: $err"
     rm -f "$OUT/$name.xattr"
   done
   rm -rf "$d"
@@ -255,21 +258,42 @@ cmd_test() {
   results "$K/console.log"
 }
 
+# A mutant's bzImage, kept by the hash of its inputs: a warm run boots it again (the tests run
+# for real) without rebuilding. Prints the path; builds into the tree only when it is missing.
+mutant_bzimage() {
+  local m=$1 h f
+  h=$(inputs_hash "$m"); f="$K/mutants/$h.bzImage"
+  if [ -f "$f" ]; then log "mutation $(basename "$m" .patch): bzImage $h cached"; echo "$f"; return; fi
+  # In the background and waited for: a subshell whose status is tested ("if ! (...)") runs
+  # with set -e off, so a failing patch or cp would not stop it.
+  build_kernel "$m" >&2 & wait $! || return 1
+  mkdir -p "$K/mutants"
+  cp "$OBJ/arch/x86/boot/bzImage" "$f.tmp" && mv "$f.tmp" "$f"
+  echo "$f"
+}
+
 cmd_mutation() {
   cmd_build
   build_initramfs
-  local m name res caught
+  local m name res caught img keep=()
   for m in "$HERE"/mutations/*.patch; do
     name=$(basename "$m" .patch)
     log "mutation $name"
-    if ! (build_kernel "$m"); then
+    if ! img=$(mutant_bzimage "$m"); then
       printf 'FAIL\tmutation %s\tdoes not apply or build\n' "$name"; continue
     fi
-    boot "$OBJ/arch/x86/boot/bzImage" "$K/console-$name.log"
+    keep+=("$(basename "$img")")
+    boot "$img" "$K/console-$name.log"
     res=$(results "$K/console-$name.log")
     caught=$(awk -F'\t' '$1 == "FAIL" { print $2 }' <<< "$res" | paste -sd, - | sed 's/,/, /g')
     if [ -n "$caught" ]; then printf 'PASS\tmutation %s caught by: %s\n' "$name" "$caught"
     else printf 'FAIL\tmutation %s not caught\n' "$name"; fi
+  done
+  # bzImages of mutants that no longer exist (or changed) are dropped
+  local f
+  for f in "$K"/mutants/*.bzImage; do
+    [ -e "$f" ] || continue
+    printf '%s\n' "${keep[@]}" | grep -qxF "$(basename "$f")" || rm -f "$f"
   done
   log "mutation: restoring the series build"
   build_kernel ""

@@ -17,8 +17,9 @@ static const char usage[] =
 	"usage: capdelegate check [--config FILE]\n"
 	"\n"
 	"Validate the policy (default " CD_DEFAULT_CONFIG ") exactly as pam_capdelegate reads it.\n"
-	"Exit 0: clean. 1: warnings only (unknown users or groups, risky grants, directories\n"
-	"above the policy others can change). 2: errors (the module would grant nothing).\n";
+	"Exit 0: clean. 1: warnings only (unknown users or groups, risky grants, contradictions).\n"
+	"2: errors (the module would grant nothing: a syntax error, or a file or directory on its\n"
+	"resolved path that someone other than root can change).\n";
 
 /* Capabilities that amount to root, or to rewriting what root trusts: delegating one of these
  * delegates (nearly) everything. See capabilities(7) and the upstream "capability to root" lists. */
@@ -141,16 +142,6 @@ static size_t check_contradictions(const struct cd_policy *pol)
 	return warnings;
 }
 
-static int dir_warning(void *arg, const char *dir, const char *why)
-{
-	size_t *warnings = arg;
-	fputs("capdelegate: warning: ", stderr);
-	cli_text_escape(stderr, dir);
-	fprintf(stderr, ": directory above the policy is %s: the policy can be replaced\n", why);
-	(*warnings)++;
-	return 0;
-}
-
 int cli_check_main(int argc, char **argv)
 {
 	const char *config = NULL;
@@ -170,8 +161,6 @@ int cli_check_main(int argc, char **argv)
 	for (size_t i = 0; i < pol.nrules; i++)
 		warnings += check_rule(&pol, &pol.rules[i], risky);
 	warnings += check_contradictions(&pol);
-	if (st != CD_POLICY_MISSING)
-		cli_unsafe_dirs(pol.path, dir_warning, &warnings);
 	cli_text_escape(stdout, pol.path);
 	if (st != CD_POLICY_OK)
 		printf(": %s: the module grants nothing\n", cd_status_str(st));

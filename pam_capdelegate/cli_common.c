@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -160,67 +159,3 @@ int cli_wants_help(int argc, char **argv, const char *usage)
 	return 0;
 }
 
-/* Owner root and no group/other write (or the sticky bit, which keeps others from renaming
- * root's entries away): only root can then swap what lies below. */
-static int unsafe_dir(const char *dir, char *why, size_t size)
-{
-	struct stat st;
-	if (stat(dir, &st) < 0)
-		return 0;
-	if (st.st_uid != 0) {
-		snprintf(why, size, "owned by uid %u", (unsigned)st.st_uid);
-		return 1;
-	}
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
-		snprintf(why, size, "writable by %s (mode %04o)",
-			 st.st_mode & S_IWOTH ? "others" : "its group", (unsigned)(st.st_mode & 07777));
-		return 1;
-	}
-	return 0;
-}
-
-/* "/a/b" -> "/a", "/a" -> "/": the canonical directory above a canonical path. */
-static void cut_last(char *path)
-{
-	char *slash = strrchr(path, '/');
-	if (slash == path)
-		path[1] = '\0';
-	else if (slash != NULL)
-		*slash = '\0';
-}
-
-/* The canonical directory holding what @path resolves to, every symlink followed, the last
- * component included: the module opens the target, so the target's directories decide who
- * can replace the policy, not the link's (issue 8; OpenSSH's safe_path judges the realpath
- * of authorized_keys the same way). If @path does not resolve (gone, a dangling link), the
- * canonical directory above it. NULL if neither resolves. */
-static char *resolved_parent(const char *path)
-{
-	char *dir = realpath(path, NULL);
-	if (dir == NULL) {
-		char *copy = strdup(path);
-		dir = copy != NULL ? realpath(dirname(copy), NULL) : NULL;
-		free(copy);
-		return dir;
-	}
-	cut_last(dir);
-	return dir;
-}
-
-int cli_unsafe_dirs(const char *path, cli_dir_cb cb, void *arg)
-{
-	char *dir = resolved_parent(path);
-	if (dir == NULL)
-		return 0;
-	int ret = 0;
-	char why[64];
-	for (;;) {	/* from the target's directory up to "/" */
-		if (unsafe_dir(dir, why, sizeof(why)))
-			ret = cb(arg, dir, why);
-		if (ret != 0 || strcmp(dir, "/") == 0)
-			break;
-		cut_last(dir);
-	}
-	free(dir);
-	return ret;
-}

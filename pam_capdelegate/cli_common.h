@@ -50,13 +50,6 @@ void cli_bad_option(char **argv, const char *usage);
 /* Is this option the subcommand's --help? Print @usage and return 1. */
 int cli_wants_help(int argc, char **argv, const char *usage);
 
-/* Call @cb for each directory above what @path resolves to (realpath of the whole path, a
- * symlink as the last component included; canonical, up to "/") that someone other than root
- * can change: not owned by root, or writable by group or others without the sticky bit.
- * @why describes it ("writable by others (mode 0777)"). Returns what the last @cb returned
- * (non-zero stops the walk up). */
-typedef int (*cli_dir_cb)(void *arg, const char *dir, const char *why);
-int cli_unsafe_dirs(const char *path, cli_dir_cb cb, void *arg);
 
 int cli_check_main(int argc, char **argv);
 int cli_explain_main(int argc, char **argv);

@@ -726,10 +726,10 @@ t_check_resolved_symlink() {
   printf 'alice cap_net_raw\n' >"$g/p.conf"; printf 'alice cap_net_raw\n' >"$s/p.conf"
   chmod 0644 "$g/p.conf" "$s/p.conf"
   ln -s "$g/p.conf" "$s/to-grp.conf"; ln -s ../safe/p.conf "$u/to-safe.conf"
-  cd_nss check --config "$s/to-grp.conf"
-  [ "$RC" -ne 0 ] || fail "a policy in a group-writable directory passes"
-  want_text "$ERR" "warning: $g: directory above the policy is writable by its group (mode 0775)"
-  no_text "$ERR" "warning: $s:"
+  # The core judges the target's directories (the module's verdict): an error, not a warning.
+  cd_nss check --config "$s/to-grp.conf"; want_rc 2
+  want_text "$ERR" "($g is writable by group or others; owner uid 0, mode 0775): policy rejected"
+  no_text "$ERR" "($s "
   cd_nss check --config "$u/to-safe.conf"; want_rc 0
   no_text "$ERR" "$u"
 }

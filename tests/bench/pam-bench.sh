@@ -23,8 +23,11 @@ gen() { # N
   awk -v n="$1" 'BEGIN { for (i = 1; i < n; i++) printf "cap_net_raw user%06d\n", i; print "cap_net_raw root" }' >"$work/cap-$1.conf"
   chmod 644 "$work/cd-$1.conf" "$work/cap-$1.conf"
   # 100k lines are 2.2 MB: raise the module's 1 MiB limit for every size alike.
-  echo "auth required $mod config=$work/cd-$1.conf maxsize=4194304" >"$work/capdelegate-$1"
-  echo "auth required $pamcap config=$work/cap-$1.conf" >"$work/pamcap-$1"
+  # pam_permit first in both: pam_capdelegate's authenticate ignores (it authenticates nobody),
+  # and a stack where every module ignores fails before setcred.
+  printf 'auth required pam_permit.so\nauth required %s config=%s maxsize=4194304\n' \
+    "$mod" "$work/cd-$1.conf" >"$work/capdelegate-$1"
+  printf 'auth required pam_permit.so\nauth required %s config=%s\n' "$pamcap" "$work/cap-$1.conf" >"$work/pamcap-$1"
 }
 
 iterations() { case $1 in 10) echo 2001 ;; 1000) echo 1001 ;; 10000) echo 301 ;; *) echo 41 ;; esac; }

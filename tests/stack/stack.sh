@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# stack.sh [--valgrind]: run test_stack against the built pam_capdelegate.so through the real
+# stack.sh [--valgrind] [PROGRAM]: run test_stack (or PROGRAM: test_module) against the built
+# pam_capdelegate.so through the real
 # libpam, with pam_wrapper (service files from a temp dir) and nss_wrapper (fake users alice,
 # bob, carol, dave, erin, frank, grace; groups netops = carol, dave, erin, grace; contractors =
 # frank), with nss_fault.so (tests/stack/nss_fault.c) for NSS outages and case folding.
 # Needs root for real assertions.
 set -euo pipefail
 case "${1:-}" in --help) sed -n '2,4p' "$0"; exit 0 ;; esac
+prog=${*: -1}; case "$prog" in test_*) ;; *) prog=test_stack ;; esac
 builddir=${top_builddir:-$(pwd)}
 module=$builddir/.libs/pam_capdelegate.so
 [ -f "$module" ] || { echo "Bail out! $module not built"; exit 1; }
@@ -51,5 +53,5 @@ if [ "${1:-}" = --valgrind ]; then
        --suppressions="$(dirname "$0")/valgrind.supp")
 fi
 rc=0
-LD_PRELOAD=$preload "${run[@]}" "$builddir/tests/stack/test_stack" "$work" "$module" || rc=$?
+LD_PRELOAD=$preload "${run[@]}" "$builddir/tests/stack/$prog" "$work" "$module" || rc=$?
 exit "$rc"

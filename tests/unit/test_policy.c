@@ -608,6 +608,60 @@ static void test_capmask_text_and_names(void **state)
 	assert_int_equal(cd_cap_from_name("", 0), -1);
 }
 
+/* ---- mutation suite (issue 14): the edges a one-line bug moves --------------------------- */
+
+/* CD_MAX_NAME_LEN is the limit, exactly: 256 bytes parse, 257 do not. */
+static void test_name_length_limit(void **state)
+{
+	(void)state;
+	char name[300];
+	struct cd_policy pol;
+	memset(name, 'a', sizeof(name));
+	for (size_t len = 255; len <= 257; len++) {
+		char *text;
+		assert_true(asprintf(&text, "%.*s cap_chown\n", (int)len, name) > 0);
+		if (len <= CD_MAX_NAME_LEN) {
+			setup(NULL);
+			assert_int_equal(load(&pol, text), CD_POLICY_OK);
+			assert_int_equal(pol.nrules, 1);
+			assert_int_equal(strlen(pol.rules[0].name), len);
+			cd_policy_free(&pol);
+		} else {
+			expect_rejected(text, 1, "bad subject");
+		}
+		free(text);
+	}
+}
+
+/* '#' starts a comment wherever it is, also glued to a name: it is never a name byte. */
+static void test_hash_is_not_a_name_byte(void **state)
+{
+	(void)state;
+	expect_rejected("al#ice cap_chown\n", 1, "missing capabilities field after subject: 'al'");
+	expect_rejected("@net#ops cap_chown\n", 1, "missing capabilities field after subject: '@net'");
+	expect_rejected("alice cap_ch#own\n", 1, "unknown capability: 'cap_ch'");
+	struct cd_policy pol;
+	setup(NULL);
+	assert_int_equal(load(&pol, "alice cap_chown# no blank before the comment\n"), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 1);
+	assert_string_equal(pol.rules[0].name, "alice");
+	assert_int_equal(pol.rules[0].caps, (cd_capmask)1 << CAP_CHOWN);
+	cd_policy_free(&pol);
+}
+
+/* A subject with no capabilities, 'none' beside one name, a '-' first: each a syntax error. */
+static void test_mutation_edges(void **state)
+{
+	(void)state;
+	expect_rejected("alice\n", 1, "missing capabilities field after subject");
+	expect_rejected("alice none, cap_chown\n", 1, "'none' cannot be combined with capabilities");
+	expect_rejected("alice cap_chown, none\n", 1, "'none' cannot be combined with capabilities");
+	expect_rejected("alice all\n", 1, "'all' is not allowed");
+	expect_rejected("-bob cap_chown\n", 1, "bad subject");
+	expect_rejected("bob@x cap_chown\n", 1, "bad subject");
+	expect_rejected("ok cap_chown\nbad cap_nonesuch\n", 2, "unknown capability");
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-unit") < 0)
@@ -639,6 +693,9 @@ int main(void)
 		cmocka_unit_test_setup(test_resolve_unions_and_default, setup),
 		cmocka_unit_test_setup(test_keep_filter_still_validates, setup),
 		cmocka_unit_test_setup(test_capmask_text_and_names, setup),
+		cmocka_unit_test_setup(test_name_length_limit, setup),
+		cmocka_unit_test_setup(test_hash_is_not_a_name_byte, setup),
+		cmocka_unit_test_setup(test_mutation_edges, setup),
 	};
 	int rc = cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 	char *cmd;

@@ -1,0 +1,559 @@
+/*
+ * test_module.c - stack tests that need a hand on the module's environment (issue 14: each
+ * case here fails on a bug the mutation suite plants, see tests/mutations/):
+ *  - capset failures: this program defines cap_set_proc, and libcdcore inside the module
+ *    binds to it (the module resolves libcap's symbols through the global scope, where this
+ *    executable, linked with --export-dynamic, comes first); it fails the calls a case picks;
+ *  - audit records: audit_open, audit_log_user_message and audit_close are defined here too,
+ *    a stub libaudit that keeps the record instead of sending it to the kernel;
+ *  - syslog priorities: pam_wrapper prints each pam_syslog line as "SYSLOG(N): ...";
+ *  - PAM_USER changed between setcred and open_session, through pam_start/pam_set_item.
+ * Each case runs in a forked child (capability changes stick to the process). Run through
+ * module.sh (stack.sh's users, groups and wrappers); needs root.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <libaudit.h>
+#include <security/pam_appl.h>
+
+#define BIT(c) ((unsigned long long)1 << (c))
+
+static const char *workdir;	/* from stack.sh: holds services/, policies, logs */
+static const char *module;	/* absolute path of pam_capdelegate.so */
+
+/* ---- the interposed libcap and libaudit calls ------------------------------------------- */
+
+static int capset_calls;	/* cap_set_proc calls since the case armed the fault */
+static unsigned capset_fail;	/* bit N set: call N fails with EPERM (bit 31: every call) */
+
+int cap_set_proc(cap_t c)
+{
+	static int (*real)(cap_t);
+	int n = capset_calls++;
+	if ((capset_fail & (1u << 31)) || (n < 31 && (capset_fail & (1u << n)))) {
+		errno = EPERM;
+		return -1;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "cap_set_proc");
+	return real(c);
+}
+
+struct outcome {
+	int rc[4];
+	unsigned long long inh, prm, eff, bnd;
+	int naudit, audit_result;
+	char audit[1024];
+	char log[8192];
+};
+static struct outcome *current;	/* the child's outcome, filled by the audit stub */
+
+/* The module's records are kept; libpam, which audits through the same symbols, is told the
+ * kernel has no audit (the answer it ignores), since 1000 is no descriptor it could use. */
+int audit_open(void)
+{
+	Dl_info info;
+	if (dladdr(__builtin_return_address(0), &info) != 0 && info.dli_fname != NULL &&
+	    strstr(info.dli_fname, "pam_capdelegate") != NULL)
+		return 1000;
+	errno = EPROTONOSUPPORT;
+	return -1;
+}
+
+void audit_close(int fd)
+{
+	(void)fd;
+}
+
+int audit_log_user_message(int audit_fd, int type, const char *message, const char *hostname,
+			   const char *addr, const char *tty, int result)
+{
+	(void)audit_fd; (void)hostname; (void)addr; (void)tty;
+	if (current != NULL && type == AUDIT_USER) {
+		current->naudit++;
+		current->audit_result = result;
+		snprintf(current->audit, sizeof(current->audit), "%s", message);
+	}
+	return 1;
+}
+
+/* ---- the harness ------------------------------------------------------------------------- */
+
+/* The child's capabilities before the transaction. */
+struct prep {
+	int set;			/* apply the sets below (else: root's full sets, pI empty) */
+	int inh_only;			/* with set: only pI, pP and pE stay root's */
+	unsigned long long prm, eff, inh;
+	unsigned capset_fail;		/* armed after the prep: see capset_fail */
+};
+
+typedef void (*steps_fn)(pam_handle_t *pamh, struct outcome *o);
+
+static int write_file(const char *path, const char *text, mode_t mode)
+{
+	unlink(path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	fchmod(fd, mode);
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* Service @svc: policy @svc.conf holding @policy (NULL: no policy file), and @stack, where
+ * "MOD" stands for "<module> config=<policy>". */
+static void service(const char *svc, const char *policy, const char *stack)
+{
+	char *conf, *path, *mod, *text = NULL;
+	assert_true(asprintf(&conf, "%s/%s.conf", workdir, svc) > 0);
+	unlink(conf);
+	if (policy != NULL)
+		assert_int_equal(write_file(conf, policy, 0644), 0);
+	assert_true(asprintf(&mod, "%s config=%s", module, conf) > 0);
+	size_t n = 0;
+	for (const char *p = stack; *p; p++)
+		n += strncmp(p, "MOD", 3) == 0 ? strlen(mod) : 1;
+	text = calloc(1, n + 1);
+	assert_non_null(text);
+	for (const char *p = stack; *p;) {
+		if (strncmp(p, "MOD", 3) == 0) {
+			strcat(text, mod);
+			p += 3;
+		} else {
+			strncat(text, p++, 1);
+		}
+	}
+	assert_true(asprintf(&path, "%s/services/%s", workdir, svc) > 0);
+	assert_int_equal(write_file(path, text, 0644), 0);
+	free(conf);
+	free(path);
+	free(mod);
+	free(text);
+}
+
+static unsigned long long status_field(const char *status, const char *field)
+{
+	const char *p = strstr(status, field);
+	return p ? strtoull(p + strlen(field), NULL, 16) : ~0ULL;
+}
+
+static void read_caps(struct outcome *o)
+{
+	char buf[4096] = "";
+	int fd = open("/proc/self/status", O_RDONLY);
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	o->inh = status_field(buf, "CapInh:\t");
+	o->prm = status_field(buf, "CapPrm:\t");
+	o->eff = status_field(buf, "CapEff:\t");
+	o->bnd = status_field(buf, "CapBnd:\t");
+}
+
+static int apply_prep(const struct prep *p)
+{
+	if (!p->set)
+		return 0;
+	cap_t c = p->inh_only ? cap_get_proc() : cap_init();
+	if (p->inh_only)
+		cap_clear_flag(c, CAP_INHERITABLE);
+	for (cap_value_t v = 0; v < 64; v++) {
+		if (p->prm & BIT(v))
+			cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET);
+		if (p->eff & BIT(v))
+			cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET);
+		if (p->inh & BIT(v))
+			cap_set_flag(c, CAP_INHERITABLE, 1, &v, CAP_SET);
+	}
+	int rc = cap_set_proc(c);
+	cap_free(c);
+	return rc;
+}
+
+static int no_conv(int n, const struct pam_message **msg, struct pam_response **resp, void *arg)
+{
+	(void)n; (void)msg; (void)resp; (void)arg;
+	return PAM_CONV_ERR;	/* the module never prompts */
+}
+
+/* Run @steps in a child for @user of @svc; the module's log lines land in o->log. */
+static void run(const char *svc, const char *user, const struct prep *prep, steps_fn steps,
+		struct outcome *o)
+{
+	static const struct prep none;
+	char *logpath;
+	assert_true(asprintf(&logpath, "%s/module-%s-%s.log", workdir, svc, user) > 0);
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static struct outcome r;
+		int lfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(lfd, 2);
+		if (apply_prep(prep ? prep : &none) < 0)
+			_exit(3);
+		current = &r;
+		capset_calls = 0;
+		capset_fail = prep ? prep->capset_fail : 0;
+		struct pam_conv conv = { no_conv, NULL };
+		pam_handle_t *pamh = NULL;
+		if (pam_start(svc, user, &conv, &pamh) != PAM_SUCCESS)
+			_exit(5);
+		steps(pamh, &r);
+		capset_fail = 0;
+		read_caps(&r);
+		pam_end(pamh, PAM_SUCCESS);
+		free(logpath);
+		if (write(pfd[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(4);
+		_exit(0);
+	}
+	close(pfd[1]);
+	memset(o, 0, sizeof(*o));
+	assert_int_equal(read(pfd[0], o, sizeof(*o)), (ssize_t)sizeof(*o));
+	close(pfd[0]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	FILE *f = fopen(logpath, "r");
+	assert_non_null(f);
+	size_t n = fread(o->log, 1, sizeof(o->log) - 1, f);
+	o->log[n] = '\0';
+	fclose(f);
+	free(logpath);
+}
+
+static void expect_log(const struct outcome *o, const char *text)
+{
+	if (strstr(o->log, text) == NULL)
+		fail_msg("expected in the module's log: %s\nlog:\n%s", text, o->log);
+}
+
+static void expect_no_log(const struct outcome *o, const char *text)
+{
+	if (strstr(o->log, text) != NULL)
+		fail_msg("unexpected in the module's log: %s\nlog:\n%s", text, o->log);
+}
+
+static void need_root(void)
+{
+	if (geteuid() != 0)
+		skip();	/* policies must be root-owned, and the cases shape the capability sets */
+}
+
+/* The steps of a case. */
+static void setcred(pam_handle_t *pamh, struct outcome *o)
+{
+	o->rc[0] = pam_setcred(pamh, PAM_ESTABLISH_CRED);
+}
+
+static void session(pam_handle_t *pamh, struct outcome *o)
+{
+	o->rc[0] = pam_open_session(pamh, 0);
+}
+
+static void setcred_then_session(pam_handle_t *pamh, struct outcome *o)
+{
+	o->rc[0] = pam_setcred(pamh, PAM_ESTABLISH_CRED);
+	o->rc[1] = pam_open_session(pamh, 0);
+}
+
+static void account(pam_handle_t *pamh, struct outcome *o)
+{
+	o->rc[0] = pam_acct_mgmt(pamh, 0);
+}
+
+static void delete_cred(pam_handle_t *pamh, struct outcome *o)
+{
+	o->rc[0] = pam_setcred(pamh, PAM_DELETE_CRED);
+}
+
+/* The user changes between setcred and open_session: the grant cached for the first user
+ * must not be applied to the second. */
+static void setcred_user_change_session(pam_handle_t *pamh, struct outcome *o)
+{
+	o->rc[0] = pam_setcred(pamh, PAM_ESTABLISH_CRED);
+	o->rc[1] = pam_set_item(pamh, PAM_USER, "bob");
+	o->rc[2] = pam_open_session(pamh, 0);
+}
+
+static const char *demo =
+	"# demo policy\n"
+	"alice    cap_net_raw\n"
+	"@netops  cap_net_raw\n"
+	"carol    cap_syslog\n"
+	"dave     none\n";
+
+static const char *auth_session = "auth required MOD\nsession required MOD\n";
+
+/* ---- the cases ------------------------------------------------------------------------- */
+
+/* One LOG_NOTICE line per login, the exact outcome fields, no debug line without debug. */
+static void test_notice_line(void **state)
+{
+	(void)state;
+	need_root();
+	service("mnotice", demo, auth_session);
+	struct outcome o;
+	run("mnotice", "alice", NULL, setcred_then_session, &o);
+	assert_int_equal(o.rc[1], PAM_SUCCESS);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	char *want;
+	assert_true(asprintf(&want, "SYSLOG(%d): user=alice granted=cap_net_raw via=user rules=%s/"
+			     "mnotice.conf:2 policy=ok delegated=none dropped_bounding=none "
+			     "dropped_no_setpcap=none cleared=none\n", LOG_NOTICE, workdir) > 0);
+	expect_log(&o, want);
+	assert_null(strstr(strstr(o.log, want) + strlen(want), "granted="));	/* once per login */
+	free(want);
+	expect_no_log(&o, "SYSLOG(7)");
+}
+
+/* root's own sets are left alone: pP and pE exactly the full bounding set, for every user. */
+static void test_demo_users_exact_sets(void **state)
+{
+	(void)state;
+	need_root();
+	service("mdemo", demo, auth_session);
+	static const struct { const char *user; unsigned long long inh; } want[] = {
+		{ "alice", BIT(CAP_NET_RAW) }, { "bob", 0 }, { "carol", BIT(CAP_SYSLOG) },
+		{ "dave", 0 }, { "erin", BIT(CAP_NET_RAW) },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct outcome o;
+		run("mdemo", want[i].user, NULL, setcred_then_session, &o);
+		assert_int_equal(o.inh, want[i].inh);
+		assert_true(o.bnd != 0 && o.bnd != ~0ULL);
+		assert_int_equal(o.prm, o.bnd);
+		assert_int_equal(o.eff, o.bnd);
+	}
+}
+
+/* One audit record per login: the encoded account, grant, policy status and the result. */
+static void test_audit_record(void **state)
+{
+	(void)state;
+	need_root();
+	service("maudit", demo, auth_session);
+	struct outcome o;
+	run("maudit", "alice", NULL, setcred_then_session, &o);
+	assert_int_equal(o.naudit, 1);
+	assert_int_equal(o.audit_result, 1);
+	char *want;
+	assert_true(asprintf(&want, "op=capdelegate-grant acct=\"alice\" grant=cap_net_raw policy=ok "
+			     "rules=%s/maudit.conf:2", workdir) > 0);
+	assert_string_equal(o.audit, want);
+	free(want);
+	/* a failed capset is recorded as a failure */
+	struct prep fail_first = { .capset_fail = 1 };
+	run("maudit", "alice", &fail_first, setcred, &o);
+	assert_int_equal(o.naudit, 1);
+	assert_int_equal(o.audit_result, 0);
+}
+
+/* capset fails, clearing works: pI ends empty (never login's old pI), the login goes on
+ * without strict and is refused with it. */
+static void test_capset_fails_pi_cleared(void **state)
+{
+	(void)state;
+	need_root();
+	service("mfail", demo, auth_session);
+	struct prep p = { .set = 1, .inh_only = 1, .inh = BIT(CAP_CHOWN) | BIT(CAP_NET_RAW),
+			  .capset_fail = 1 };
+	struct outcome o;
+	run("mfail", "alice", &p, session, &o);
+	assert_int_equal(o.rc[0], PAM_SUCCESS);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "user=alice: capset failed (Operation not permitted); inheritable set cleared");
+	service("mfails", demo, "session required MOD strict\n");
+	run("mfails", "alice", &p, session, &o);
+	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "strict: refusing the login (capset failed)");
+}
+
+/* capset and the clearing both fail: pI is in an unknown state, the login must stop, with or
+ * without a grant to apply. */
+static void test_pi_not_cleared_stops_login(void **state)
+{
+	(void)state;
+	need_root();
+	service("mstuck", demo, auth_session);
+	struct prep p = { .capset_fail = 1u << 31 };
+	struct outcome o;
+	run("mstuck", "alice", &p, session, &o);
+	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
+	expect_log(&o, "inheritable set could not be cleared");
+	run("mstuck", "nosuchuser", &p, session, &o);
+	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
+	expect_log(&o, "cannot clear the inheritable set");
+	service("mstuck2", NULL, auth_session);	/* no policy: no grant to apply */
+	run("mstuck2", "alice", &p, session, &o);
+	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
+}
+
+/* Changing PAM_USER between setcred and open_session: session applies bob's grant. */
+static void test_user_change_mid_transaction(void **state)
+{
+	(void)state;
+	need_root();
+	service("mswitch", demo, auth_session);
+	struct outcome o;
+	run("mswitch", "alice", NULL, setcred_user_change_session, &o);
+	assert_int_equal(o.rc[1], PAM_SUCCESS);
+	assert_int_equal(o.rc[2], PAM_SUCCESS);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "user=alice granted=cap_net_raw");
+	expect_log(&o, "user=bob granted=none via=none");
+}
+
+/* maxsize= is the limit the module reads with. */
+static void test_maxsize_option(void **state)
+{
+	(void)state;
+	need_root();
+	const char *policy = "alice cap_net_raw   # a comment that makes this file over 100 bytes long, "
+			     "more than maxsize=100 allows\n";
+	service("msmall", policy, "session required MOD maxsize=100\n");
+	service("mbig", policy, "session required MOD maxsize=4096\n");
+	struct outcome o;
+	run("msmall", "alice", NULL, session, &o);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "larger than the size limit");
+	expect_log(&o, "policy=unsafe");
+	run("mbig", "alice", NULL, session, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+}
+
+/* A user line names one account, whole: "alice2" and "alic" are not "alice". */
+static void test_user_line_is_whole_name(void **state)
+{
+	(void)state;
+	need_root();
+	service("mprefix", "alice2 cap_net_raw\nalic cap_syslog\n", auth_session);
+	struct outcome o;
+	run("mprefix", "alice", NULL, session, &o);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "user=alice granted=none via=none");
+}
+
+/* CAP_SETPCAP counts in pE: held in pP only, bits outside pP are dropped (and logged),
+ * capset is never asked for them. */
+static void test_setpcap_must_be_effective(void **state)
+{
+	(void)state;
+	need_root();
+	service("mpcap", demo, "session required MOD\n");
+	struct prep p = { .set = 1, .prm = BIT(CAP_SETPCAP), .eff = 0 };
+	struct outcome o;
+	run("mpcap", "alice", &p, session, &o);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "dropped_no_setpcap=cap_net_raw");
+	expect_no_log(&o, "capset failed");
+}
+
+/* Without CAP_SETPCAP a bit already in pI may stay (the kernel allows pI' within pI | pP),
+ * and the old pI bits the grant drops are reported as cleared. */
+static void test_without_setpcap_keeps_old_pi(void **state)
+{
+	(void)state;
+	need_root();
+	service("mold", "alice cap_net_raw\n", "session required MOD\n");
+	struct prep p = { .set = 1, .inh = BIT(CAP_NET_RAW) | BIT(CAP_CHOWN) };
+	struct outcome o;
+	run("mold", "alice", &p, session, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	expect_log(&o, "granted=cap_net_raw");
+	expect_log(&o, "dropped_no_setpcap=none cleared=cap_chown");
+	expect_log(&o, "delegated=cap_net_raw");
+}
+
+/* pam_setcred(PAM_DELETE_CRED) leaves pI as the session has it, and logs nothing. */
+static void test_delete_cred_leaves_pi(void **state)
+{
+	(void)state;
+	need_root();
+	service("mdel", demo, auth_session);
+	struct prep p = { .set = 1, .prm = BIT(CAP_SETPCAP), .eff = BIT(CAP_SETPCAP),
+			  .inh = BIT(CAP_CHOWN) };
+	struct outcome o;
+	run("mdel", "alice", &p, delete_cred, &o);
+	assert_int_equal(o.inh, BIT(CAP_CHOWN));
+	expect_no_log(&o, "granted=");
+}
+
+/* acct_mgmt vouches for nobody: "account sufficient" before pam_deny still denies, with and
+ * without strict, and under strict a missing policy or unknown user is refused. */
+static void test_account_never_success(void **state)
+{
+	(void)state;
+	need_root();
+	service("macct", demo, "account sufficient MOD\naccount required pam_deny.so\n");
+	service("macct_s", demo, "account sufficient MOD strict\naccount required pam_deny.so\n");
+	service("macct_r", demo, "account required MOD strict\n");
+	service("macct_m", NULL, "account required MOD strict\n");
+	struct outcome o;
+	run("macct", "alice", NULL, account, &o);
+	assert_int_not_equal(o.rc[0], PAM_SUCCESS);
+	run("macct_s", "alice", NULL, account, &o);
+	assert_int_not_equal(o.rc[0], PAM_SUCCESS);
+	run("macct_r", "nosuchuser", NULL, account, &o);
+	assert_int_equal(o.rc[0], PAM_PERM_DENIED);
+	run("macct_m", "alice", NULL, account, &o);
+	assert_int_equal(o.rc[0], PAM_PERM_DENIED);
+	expect_log(&o, "strict: refusing the login (missing)");
+}
+
+/* Under strict, session refuses every kind of broken policy, not only a syntax error. */
+static void test_strict_session_refuses_each_status(void **state)
+{
+	(void)state;
+	need_root();
+	service("mmiss", NULL, "session required MOD strict\n");
+	struct outcome o;
+	run("mmiss", "alice", NULL, session, &o);
+	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
+	expect_log(&o, "strict: refusing the login (policy missing)");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_module WORKDIR MODULE (run through tests/stack/module.sh)\n");
+		return 2;
+	}
+	workdir = argv[1];
+	module = argv[2];
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_notice_line),
+		cmocka_unit_test(test_demo_users_exact_sets),
+		cmocka_unit_test(test_audit_record),
+		cmocka_unit_test(test_capset_fails_pi_cleared),
+		cmocka_unit_test(test_pi_not_cleared_stops_login),
+		cmocka_unit_test(test_user_change_mid_transaction),
+		cmocka_unit_test(test_maxsize_option),
+		cmocka_unit_test(test_user_line_is_whole_name),
+		cmocka_unit_test(test_setpcap_must_be_effective),
+		cmocka_unit_test(test_without_setpcap_keeps_old_pi),
+		cmocka_unit_test(test_delete_cred_leaves_pi),
+		cmocka_unit_test(test_account_never_success),
+		cmocka_unit_test(test_strict_session_refuses_each_status),
+	};
+	return cmocka_run_group_tests_name("module", tests, NULL, NULL);
+}

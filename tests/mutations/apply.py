@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""apply.py MUTANT SRCDIR: apply one tests/mutations/*.mut to the tree at SRCDIR (in place).
+
+A mutant is text, not a patch, so that it survives edits elsewhere in the file:
+    # one line: the bug it models
+    file: pam_capdelegate/cd_caps.c
+    at: optional anchor (a snippet found once; the change applies to the first match after it)
+    - the original snippet (leading/trailing blanks ignored; must occur exactly once, or after 'at')
+    + its replacement (may be empty: the snippet is deleted)
+Exit 0 when applied, 2 with a message when the mutant no longer matches the code.
+"""
+import sys
+
+
+def parse(path):
+    m = {"at": None}
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    if not lines or not lines[0].startswith("# "):
+        raise ValueError("first line must be '# what bug this models'")
+    m["what"] = lines[0][2:]
+    for ln in lines[1:]:
+        if ln.startswith("file:"):
+            m["file"] = ln[5:].strip()
+        elif ln.startswith("at:"):
+            m["at"] = ln[3:].strip()
+        elif ln.startswith("-"):
+            m["old"] = ln[1:].strip()
+        elif ln.startswith("+"):
+            m["new"] = ln[1:].strip()
+        elif ln.strip() and not ln.startswith("#"):
+            raise ValueError("unexpected line: " + ln)
+    for k in ("file", "old", "new"):
+        if k not in m:
+            raise ValueError("missing '%s'" % k)
+    if m["old"] == m["new"]:
+        raise ValueError("replacement equals the original")
+    return m
+
+
+def apply(m, src):
+    path = src + "/" + m["file"]
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    start = 0
+    if m["at"] is not None:
+        if text.count(m["at"]) != 1:
+            raise ValueError("anchor found %d times: %s" % (text.count(m["at"]), m["at"]))
+        start = text.index(m["at"])
+    elif text.count(m["old"]) != 1:
+        raise ValueError("snippet found %d times: %s" % (text.count(m["old"]), m["old"]))
+    i = text.find(m["old"], start)
+    if i < 0:
+        raise ValueError("snippet not found: " + m["old"])
+    text = text[:i] + m["new"] + text[i + len(m["old"]):]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    if len(sys.argv) != 3:
+        print("usage: apply.py MUTANT SRCDIR | apply.py --file MUTANT", file=sys.stderr)
+        return 2
+    try:
+        if sys.argv[1] == "--file":  # print the file a mutant changes
+            print(parse(sys.argv[2])["file"])
+            return 0
+        apply(parse(sys.argv[1]), sys.argv[2])
+    except (ValueError, OSError) as e:
+        print("%s: %s" % (sys.argv[1], e), file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

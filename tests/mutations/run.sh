@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# tests/mutations/run.sh: prove the host and CLI suites can fail. Each tests/mutations/*.mut is
+# one plausible bug; it is applied to a scratch copy of the tree, built, and the suites run until
+# the first test that fails (the mutant is then "killed"). A mutant no test notices SURVIVED.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: tests/mutations/run.sh [--tsv] [--list] [MUTANT...]
+
+Apply each tests/mutations/*.mut (or the named ones) to a scratch copy of the tree in
+$LAB_MUTATE (default _build/mutate: src/ and build/, reused between runs so that make only
+rebuilds what a mutant changes), build it, and run the unit, stack and CLI tests, stopping at the
+first one that fails. Tests that already fail on the unmutated tree are left out (and named).
+Prints a table (mutant, the test that killed it or SURVIVED) and a last line
+"mutation: K killed, S survived of N".
+  --tsv    also print one line per mutant on stdout, PASS (killed) or FAIL (survived, or the
+           mutant no longer applies or builds) <TAB> name; the table then goes to stderr
+  --list   print the mutant names and exit
+Needs root for the stack and most CLI tests (as another user they skip, and mutants survive).
+USAGE
+}
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+MUT="${LAB_MUTATE:-$ROOT/_build/mutate}"
+SRC="$MUT/src" BLD="$MUT/build"
+# Built for the tests below; the sanitizer and valgrind variants are left out for speed: a bug
+# the plain test misses, they miss too.
+PROGS=(tests/unit/test_policy tests/unit/test_manpage tests/unit/test_dlopen)
+STACK=(tests/stack/stack.sh tests/stack/module.sh)
+T0=$(date +%s)
+
+log() { printf '[mutate %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
+die() { printf 'mutate: %s\n' "$*" >&2; exit 2; }
+
+# The scratch tree: the checkout's tracked and not-ignored files, copied only when they differ
+# so that make sees no change where there is none.
+sync_tree() {
+  mkdir -p "$SRC" "$BLD"
+  local f
+  (cd "$ROOT" && git ls-files -co --exclude-standard) | grep -v '^crash-' | while read -r f; do
+    [ -f "$ROOT/$f" ] || continue
+    if ! cmp -s "$ROOT/$f" "$SRC/$f"; then mkdir -p "$SRC/$(dirname "$f")"; cp -p "$ROOT/$f" "$SRC/$f"; fi
+  done
+  [ -x "$SRC/configure" ] || (cd "$SRC" && autoreconf -fi >"$MUT/autoreconf.log" 2>&1) \
+    || die "autoreconf failed (see $MUT/autoreconf.log)"
+  [ -f "$BLD/Makefile" ] || (cd "$BLD" && "$SRC/configure" >"$MUT/configure.log" 2>&1) \
+    || die "configure failed (see $MUT/configure.log)"
+}
+
+targets() {
+  local t=("${PROGS[@]}" tests/stack/test_stack tests/stack/nss_fault.la)
+  grep -q 'tests/stack/test_module' "$SRC/tests/tests.am" && t+=(tests/stack/test_module)
+  printf '%s\n' "${t[@]}"
+}
+
+# "all" first, then the test programs: one make with both goals builds libcdcore twice at once.
+build() {
+  mapfile -t tg < <(targets)
+  make -C "$BLD" -s -j2 all >"$MUT/make.log" 2>&1 && make -C "$BLD" -s -j2 "${tg[@]}" >>"$MUT/make.log" 2>&1
+}
+
+# run_tap NAME CMD...: the TAP names of failed cases, or "NAME: exit N" for a crash. Prints
+# "ok-count<TAB>rc" first so that the baseline can be compared.
+run_tap() {
+  local name=$1; shift
+  local out rc=0
+  out=$(cd "$BLD" && CMOCKA_MESSAGE_OUTPUT=TAP top_srcdir="$SRC" top_builddir="$BLD" \
+        timeout 300 "$@" 2>/dev/null) || rc=$?
+  printf '%s\t%s\n' "$(grep -c '^ok' <<<"$out" || true)" "$rc"
+  sed -nE "s/^not ok [0-9]+ - (.*)$/$name: \\1/p" <<<"$out"
+}
+
+# One list of checks: "kind<TAB>name<TAB>command". Every host program, then each CLI case.
+CHECKS=()
+list_checks() {
+  CHECKS=()
+  local p c
+  for p in "${PROGS[@]}"; do CHECKS+=("tap	$(basename "$p")	$BLD/$p"); done
+  for p in "${STACK[@]}"; do [ -x "$SRC/$p" ] && CHECKS+=("tap	$(basename "$p" .sh)	$SRC/$p"); done
+  while read -r c; do CHECKS+=("cli	$c	$c"); done < <("$SRC/tests/cli/run.sh" --list)
+}
+
+# check_one KIND NAME CMD: print the first failure not in the baseline, nothing when all pass.
+declare -A BASE_OK BASE_RC BASE_FAIL
+check_one() {
+  local kind=$1 name=$2 cmd=$3 res head line
+  if [ "$kind" = cli ]; then
+    [ -z "${BASE_FAIL[cli: $cmd]:-}" ] || return 0
+    res=$(LAB_BUILD="$BLD" timeout 300 "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
+    if grep -q '^FAIL' <<<"$res" && [ -z "${BASE_FAIL[cli: $cmd]:-}" ]; then echo "cli: $cmd"; fi
+    return 0
+  fi
+  res=$(run_tap "$name" "$cmd")
+  head=$(head -1 <<<"$res")
+  while read -r line; do
+    [ -n "$line" ] && [ -z "${BASE_FAIL[$line]:-}" ] && { echo "$line"; return 0; }
+  done < <(tail -n +2 <<<"$res")
+  if [ "${head%%	*}" -lt "${BASE_OK[$name]:-0}" ] || { [ "${head##*	}" -ne 0 ] && [ "${BASE_RC[$name]:-0}" -eq 0 ]; }; then
+    echo "$name: exit ${head##*	} after ${head%%	*} passing cases"
+  fi
+}
+
+baseline() {
+  local c kind name cmd res head line
+  for c in "${CHECKS[@]}"; do
+    IFS=$'\t' read -r kind name cmd <<<"$c"
+    if [ "$kind" = cli ]; then
+      res=$(LAB_BUILD="$BLD" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
+      grep -q '^FAIL' <<<"$res" && BASE_FAIL["cli: $cmd"]=1
+    else
+      res=$(run_tap "$name" "$cmd"); head=$(head -1 <<<"$res")
+      BASE_OK[$name]=${head%%	*}; BASE_RC[$name]=${head##*	}
+      while read -r line; do [ -n "$line" ] && BASE_FAIL[$line]=1; done < <(tail -n +2 <<<"$res")
+    fi
+  done
+  for line in "${!BASE_FAIL[@]}"; do log "baseline: already failing, left out: $line"; done
+}
+
+main() {
+  local tsv=0 names=() m
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      -h|--help) usage; exit 0 ;;
+      --tsv) tsv=1 ;;
+      --list) for m in "$HERE"/*.mut; do basename "$m" .mut; done; exit 0 ;;
+      -*) usage >&2; exit 2 ;;
+      *) names+=("$1") ;;
+    esac
+    shift
+  done
+  command -v python3 >/dev/null || die "python3 missing (./lab deps)"
+  local muts=()
+  if [ "${#names[@]}" -eq 0 ]; then muts=("$HERE"/*.mut)
+  else for m in "${names[@]}"; do [ -f "$HERE/$m.mut" ] || die "no mutant $m"; muts+=("$HERE/$m.mut"); done; fi
+  if [ "$tsv" -eq 1 ]; then exec 3>&1 1>&2; else exec 3>/dev/null; fi
+
+  log "scratch tree $SRC, build $BLD"
+  sync_tree
+  build || die "the unmutated tree does not build (see $MUT/make.log)"
+  list_checks
+  log "baseline: ${#CHECKS[@]} checks on the unmutated tree"
+  baseline
+  local killed=0 survived=0 n=0 file by c kind name cmd t
+  for m in "${muts[@]}"; do
+    name=$(basename "$m" .mut); n=$((n + 1)); t=$(date +%s)
+    file=$(python3 "$HERE/apply.py" --file "$m") || { by="BROKEN (cannot read)"; file=; }
+    if [ -n "$file" ]; then
+      cp "$SRC/$file" "$MUT/pristine"
+      if ! python3 "$HERE/apply.py" "$m" "$SRC" 2>"$MUT/apply.err"; then
+        by="BROKEN (no longer applies: $(cat "$MUT/apply.err"))"
+      elif ! build; then
+        by="BROKEN (does not build, see $MUT/make.log)"; cp "$MUT/make.log" "$MUT/$name.make.log"
+      else
+        by=
+        for c in "${CHECKS[@]}"; do
+          IFS=$'\t' read -r kind cname cmd <<<"$c"
+          by=$(check_one "$kind" "$cname" "$cmd"); [ -z "$by" ] || break
+        done
+      fi
+      cp "$MUT/pristine" "$SRC/$file"   # a fresh mtime: make rebuilds it for the next mutant
+    fi
+    case "$by" in
+      "") by=SURVIVED; survived=$((survived + 1)); printf 'FAIL\tmutation %s SURVIVED\n' "$name" >&3 ;;
+      BROKEN*) survived=$((survived + 1)); printf 'FAIL\tmutation %s %s\n' "$name" "$by" >&3 ;;
+      *) killed=$((killed + 1)); printf 'PASS\tmutation %s killed by %s\n' "$name" "$by" >&3 ;;
+    esac
+    printf '%-36s %4ss  %s\n' "$name" "$(( $(date +%s) - t ))" "$by"
+  done
+  build || true   # leave the scratch build unmutated
+  log "done"
+  echo "mutation: $killed killed, $survived survived of $n"
+}
+
+main "$@"

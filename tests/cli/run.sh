@@ -751,6 +751,24 @@ t_explain_group_outage() {
   no_text "$OUT" "cap_syslog"
 }
 
+# ---- mutation suite additions (issue 14) ---------------------------------------------------
+
+# Every capability capdelegate(8) lists as leading to full root is warned about, each on its own
+# line; capabilities outside the list are not.
+t_check_risky_every_listed() {
+  need_root; local p c n=0
+  for c in $(sed -n '/leads to full root/,/);/p' "$MAN" | grep -o 'cap_[a-z_]*'); do
+    n=$((n + 1)); p=$(printf 'alice %s\n' "$c" | policy)
+    cd_nss check --config "$p"; want_rc 1
+    want_text "$ERR" "$p:1: grants capabilities that lead to full root: $c"
+  done
+  [ "$n" -eq 21 ] || fail "capdelegate(8) lists $n capabilities, this test knows 21"
+  for c in cap_net_raw cap_net_admin cap_net_bind_service cap_syslog cap_kill cap_audit_write; do
+    p=$(printf 'alice %s\n' "$c" | policy)
+    cd_nss check --config "$p"; want_rc 0; no_text "$ERR" "full root"
+  done
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
@@ -765,7 +783,7 @@ CASES=(
   audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
   audit_single_file_and_threads audit_beyond_path_max "${AUDIT_CASES[@]}"
   check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields
-  unknown_command_escaped check_resolved_symlink bad_option_escaped
+  unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed
   explain_canonical_name explain_group_outage
 )
 

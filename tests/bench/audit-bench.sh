@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# audit-bench.sh: `capdelegate audit` (2 threads, and 1) against `getcap -r` and libcap-ng's `filecap` on a
+# audit-bench.sh: `capdelegate audit` (default threads: one per CPU, and 1) against `getcap -r` and libcap-ng's `filecap` on a
 # generated tree of 100,000 regular files, 50 of them carrying file capabilities (=ep, =ei, =i,
 # revision 2 via setcap and revision 3 with a rootid via raw setfattr). Runs are interleaved
 # and warm (one untimed round first); prints median wall time, ratio to getcap -r and files
@@ -40,7 +40,8 @@ for t in getcap filecap setcap setfattr python3; do
 done
 
 TREE=$(mktemp -d /var/tmp/audit-bench.XXXXXX)
-OUT=$(mktemp -d /tmp/audit-bench-out.XXXXXX)
+# Under /run: the policy must sit below root-owned directories nobody else can write (not /tmp).
+OUT=$(mktemp -d /run/audit-bench-out.XXXXXX)
 cleanup() { [ "$KEEP" = 1 ] && echo "tree kept: $TREE" >&2 || rm -rf "$TREE"; rm -rf "$OUT"; }
 trap cleanup EXIT
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# debs.sh: build the Debian packages (dpkg-buildpackage -b, out of tree) and print their paths.
+# The tree built is this checkout's tracked files plus debian/, copied to _build/deb/; the .debs
+# are reused while a hash of those files is unchanged.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LAB_ROOT=${LAB_ROOT:-$(cd "$here/../.." && pwd)}
+src=${CAPDELEGATE_SRC:-$LAB_ROOT}
+out=$LAB_ROOT/_build/deb
+T0=${LAB_T0:-$(date +%s)}
+
+case "${1:-}" in
+  -h|--help) echo "usage: $0   build (or reuse) libpam-capdelegate and capdelegate .debs into _build/deb/;"
+             echo "prints the .deb paths. Environment: CAPDELEGATE_SRC=DIR packages DIR instead."; exit 0 ;;
+  "") ;;
+  *) echo "usage: $0 [--help]" >&2; exit 2 ;;
+esac
+log() { printf '[deb %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
+
+mkdir -p "$out"
+exec 9>"$out/.lock"; flock -w 600 9 || { echo "debs.sh: $out/.lock busy" >&2; exit 1; }
+
+# Tracked files that exist in the working tree, plus debian/ (which may not be committed yet).
+files=$( { git -C "$src" ls-files; find "$src/debian" -type f -printf 'debian/%P\n'; } \
+  | sort -u | while read -r f; do [ -f "$src/$f" ] && printf '%s\n' "$f"; done)
+key=$( (cd "$src" && tr '\n' '\0' <<<"$files" | xargs -0 sha256sum) | sha256sum | cut -c1-16)
+version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
+debs=("$out/libpam-capdelegate_${version}_amd64.deb" "$out/capdelegate_${version}_amd64.deb")
+
+if [ "$(cat "$out/.stamp" 2>/dev/null)" = "$key" ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ]; then
+  log "packages cached ($key)"
+else
+  t=$(date +%s)
+  tree=$out/capdelegate-$version
+  rm -rf "$out"/capdelegate-* "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo "$out"/*.ddeb "$out/.stamp"
+  mkdir -p "$tree"
+  (cd "$src" && tr '\n' '\0' <<<"$files" | xargs -0 cp --parents -t "$tree")
+  # The host suite runs the tests; the package build only builds (nocheck).
+  log "dpkg-buildpackage -b -us -uc in $tree (log: $out/build.log)"
+  (cd "$tree" && DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}" \
+     dpkg-buildpackage -b -us -uc >"$out/build.log" 2>&1) || { tail -n 30 "$out/build.log" >&2; exit 1; }
+  rm -rf "$tree"
+  echo "$key" >"$out/.stamp"
+  log "packages built in $(( $(date +%s) - t )) s"
+fi
+printf '%s\n' "${debs[@]}"

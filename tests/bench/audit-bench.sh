@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # audit-bench.sh: `capdelegate audit` (default threads: one per CPU, and 1) against `getcap -r`
-# and libcap-ng's `filecap` on a generated tree of 100,000 regular files, 50 of them carrying file capabilities (=ep, =ei, =i,
-# revision 2 via setcap and revision 3 with a rootid via raw setfattr). Runs are interleaved
-# and warm (one untimed round first); prints median wall time, ratio to getcap -r and files
+# and libcap-ng's `filecap` on a generated tree of 100,000 regular files, 50 of them carrying
+# file capabilities (=ep, =ei, =i, revision 2 via setcap and revision 3 with a rootid via raw
+# setfattr). Runs are interleaved and warm (one untimed round first); prints median wall time, ratio to getcap -r and files
 # found by each. A benchmark, not a test: it never fails on figures. Needs root (setcap).
 set -euo pipefail
 

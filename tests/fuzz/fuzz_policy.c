@@ -66,6 +66,7 @@ static struct cd_user users[] = {
 static char *cap_names[NCAPS];	/* libcap's names, NULL where libcap has none */
 static int ncap_names;
 static char policy_path[4096];
+static char own_dir[64];	/* the directory we made, when $CD_FUZZ_DIR is not set */
 static size_t nmessages;
 
 static void sink(void *arg, int priority, const char *msg)
@@ -78,6 +79,12 @@ static void sink(void *arg, int priority, const char *msg)
 }
 
 static struct cd_log quiet = { .sink = sink };
+
+static void remove_own_dir(void)
+{
+	unlink(policy_path);
+	rmdir(own_dir);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -93,11 +100,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		cap_free(n);
 	}
 	const char *dir = getenv("CD_FUZZ_DIR");
-	char tmpl[] = "/run/capdelegate-fuzz.XXXXXX";
-	if (dir == NULL && (dir = mkdtemp(tmpl)) == NULL) {
-		fprintf(stderr, "fuzz_policy: no private directory under /run (%s): set CD_FUZZ_DIR\n",
-			strerror(errno));
-		exit(2);
+	if (dir == NULL) {
+		snprintf(own_dir, sizeof(own_dir), "/run/capdelegate-fuzz.XXXXXX");
+		if ((dir = mkdtemp(own_dir)) == NULL) {
+			fprintf(stderr, "fuzz_policy: no private directory under /run (%s): "
+				"set CD_FUZZ_DIR\n", strerror(errno));
+			exit(2);
+		}
+		atexit(remove_own_dir);	/* libFuzzer ends with exit() when it is done */
 	}
 	snprintf(policy_path, sizeof(policy_path), "%s/policy.conf", dir);
 	return 0;

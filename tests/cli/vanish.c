@@ -3,10 +3,12 @@
  * "vanish" is moved out of the tree (into $VANISH_TO) just before capdelegate opens it or
  * reads its security.capability, as on a live system where an entry is removed or renamed
  * between the directory listing and the open. Deterministic, so the `vanished` accounting can
- * be tested without racing a real writer.
+ * be tested without racing a real writer. With $VANISH_DOTDOT set, every openat of ".." fails
+ * as if the directory had been moved, so the walk must find its way back up by name.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,6 +49,10 @@ int openat(int dirfd, const char *path, int flags, ...)
 	}
 	if (real == NULL)
 		real = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
+	if (getenv("VANISH_DOTDOT") != NULL && strcmp(path, "..") == 0) {
+		errno = ENOENT;
+		return -1;
+	}
 	maybe_vanish(dirfd, path);
 	return real(dirfd, path, flags, mode);
 }

@@ -19,6 +19,8 @@ tests/fuzz/corpus/NAME/ as a regression input. --test runs the committed corpus 
 number of new inputs with -seed=1 and prints "PASS|FAIL<tab>fuzz: NAME (N execs)".
 Needs root (the policy file's directories must be root-owned) and the configured host build
 (./lab build) for config.h. Environment: FUZZ_HARNESSES="policy fcaps escape" to choose.
+By hand: _build/fuzz/fuzz_NAME SCRATCH_DIR tests/fuzz/corpus/NAME (libFuzzer adds what it
+learns to the first directory; never name the committed corpus first).
 EOF
 }
 

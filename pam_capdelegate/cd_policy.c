@@ -4,13 +4,14 @@
  * Every byte is treated as hostile: the file must be safe (regular, root-owned, not writable by
  * group or others, at most 1 MiB), every line is validated, and one bad line rejects the whole
  * policy, because a policy that is half understood can grant what its author did not mean (the
- * over-grant pam_cap's fixed 4096-byte fgets produces is the cautionary tale). Lines are read
- * with getline, so a line is never split.
+ * over-grant pam_cap's fixed 4096-byte fgets produces is the cautionary tale). The file is read
+ * whole into one buffer, so a line is never split.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,34 @@ struct parser {
 	size_t rules_alloc;
 	int out_of_memory;
 	struct cd_cap_memo memo;
+	const char *last_caps;	/* the last CAPABILITIES field that parsed, and its mask */
+	size_t last_caps_len;
+	cd_capmask last_mask;
 };
+
+/* Policies repeat whole fields ("cap_net_raw" on line after line): a field byte for byte equal
+ * to the last one that parsed has the same meaning, and is not scanned again. */
+static int same_caps_as_last(const struct parser *p, const char *t, size_t len, cd_capmask *out)
+{
+	if (p->last_caps == NULL || len != p->last_caps_len)
+		return 0;
+	if (len < 8 || len > 32) {	/* short or long: memcmp; the usual field is 8..32 bytes */
+		if (memcmp(t, p->last_caps, len) != 0)
+			return 0;
+	} else {
+		/* 8 bytes at a time, the last 8 overlapping: no call on the common path */
+		uint64_t x, y;
+		for (size_t k = 0; k < len; k += 8) {
+			size_t at = k + 8 <= len ? k : len - 8;
+			memcpy(&x, t + at, 8);
+			memcpy(&y, p->last_caps + at, 8);
+			if (x != y)
+				return 0;
+		}
+	}
+	*out = p->last_mask;
+	return 1;
+}
 
 const char *cd_status_str(enum cd_status st)
 {
@@ -75,9 +103,7 @@ static int keep_rule(struct parser *p, const struct cd_rule *tmp)
 		p->rules_alloc = n;
 	}
 	struct cd_rule *r = &pol->rules[pol->nrules];
-	*r = *tmp;
-	if (tmp->name != NULL && (r->name = strdup(tmp->name)) == NULL)
-		return -1;
+	*r = *tmp;	/* the name points into pol->text, NUL-terminated in place */
 	pol->nrules++;
 	return 0;
 }
@@ -105,9 +131,11 @@ static size_t scan_subject(struct cd_rule *r, char *line, size_t i, size_t len)
 			i++;
 		}
 		size_t name = i;
-		while (i < len && cd_class(line[i]) == CD_CL_NAME)
-			i++;
-		if (i < len && line[i] == '$')
+		const unsigned char *q = (const unsigned char *)line + i;
+		while (cd_cclass[*q] == CD_CL_NAME)	/* stops at line[len]: see parse_line */
+			q++;
+		i = (size_t)(q - (const unsigned char *)line);
+		if (line[i] == '$')
 			i++;
 		if (!valid_name(line + name, i - name))
 			return 0;
@@ -126,17 +154,16 @@ static size_t token_end(const char *line, size_t i, size_t len)
 	return i;
 }
 
+/* One line, without its '\n'. line[len] is the '\n', a '\r' or the NUL after the file's last
+ * byte: never a name byte, a blank or '$', so the scans of the subject and of blanks stop there
+ * without a bounds check per byte (this loop runs for every line at every login). */
 static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 {
-	if (memchr(line, '\0', len) != NULL) {
-		syntax_error(p, lineno, "NUL byte in line", NULL, 0);
-		return;
-	}
-	if (len > 0 && line[len - 1] == '\n')
-		len--;
 	if (len > 0 && line[len - 1] == '\r')	/* a DOS line end is tolerated */
 		len--;
-	size_t i = cd_skip_blanks(line, 0, len);
+	size_t i = 0;
+	while (cd_class(line[i]) == CD_CL_BLANK)
+		i++;
 	if (i == len || line[i] == '#')
 		return;	/* blank or comment line */
 
@@ -154,15 +181,22 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 				     stop - start);
 		return;
 	}
-	i = cd_skip_blanks(line, end, len);
+	i = end;
+	while (cd_class(line[i]) == CD_CL_BLANK)
+		i++;
 	if (i == len || line[i] == '#') {
 		syntax_error(p, lineno, "missing capabilities field after subject", line + start, end - start);
 		return;
 	}
-	struct cd_caps_error err;
-	if (cd_scan_caps(line + i, len - i, &r.caps, &err, &p->memo) < 0) {
-		syntax_error(p, lineno, err.why, line + i + err.off, err.len);
-		return;
+	if (!same_caps_as_last(p, line + i, len - i, &r.caps)) {
+		struct cd_caps_error err;
+		if (cd_scan_caps(line + i, len - i, &r.caps, &err, &p->memo) < 0) {
+			syntax_error(p, lineno, err.why, line + i + err.off, err.len);
+			return;
+		}
+		p->last_caps = line + i;	/* in the file's buffer, which outlives the parse */
+		p->last_caps_len = len - i;
+		p->last_mask = r.caps;
 	}
 	if (r.name != NULL)
 		line[end] = '\0';	/* after the parse: end is a blank, '#' or the line end */
@@ -188,7 +222,7 @@ static void log_unsafe_path(const struct cd_policy *pol, const struct cd_safe_wh
  * (O_NONBLOCK), then judge the file we actually opened: checking the path first and opening
  * second would be a race. */
 static enum cd_status open_policy(struct cd_policy *pol, const struct cd_load_opts *opts,
-				  size_t max_bytes, struct cd_log *log, FILE **fpp)
+				  size_t max_bytes, struct cd_log *log, int *fdp, size_t *sizep)
 {
 	int fd;
 	struct cd_safe_why why;
@@ -227,49 +261,81 @@ static enum cd_status open_policy(struct cd_policy *pol, const struct cd_load_op
 		close(fd);
 		return CD_POLICY_UNSAFE;
 	}
-	*fpp = fdopen(fd, "r");
-	if (*fpp == NULL) {
-		close(fd);
-		return CD_POLICY_SYSERR;
-	}
+	*fdp = fd;
+	*sizep = (size_t)st.st_size;
 	return CD_POLICY_OK;
 }
 
 static void drop_rules(struct cd_policy *pol)
 {
-	for (size_t i = 0; i < pol->nrules; i++)
-		free(pol->rules[i].name);
 	free(pol->rules);
 	pol->rules = NULL;
 	pol->nrules = 0;
 }
 
-static enum cd_status read_rules(struct parser *p, FILE *fp, size_t max_bytes)
+/* The whole file in one buffer (it is at most max_bytes), plus a NUL after the last byte so
+ * that the last line ends like the others. A file that grows past the limit while it is read
+ * gets the same verdict as a big one. */
+static enum cd_status read_all(struct parser *p, int fd, size_t size, size_t max_bytes,
+			       char **textp, size_t *lenp)
 {
-	struct cd_policy *pol = p->pol;
-	char *line = NULL;
-	size_t alloc = 0, total = 0;
-	ssize_t len;
-
-	while ((len = getline(&line, &alloc, fp)) >= 0) {
-		total += (size_t)len;
-		if (total > max_bytes) {
-			/* It grew after fstat: same verdict as a big file. */
+	size_t alloc = (size < max_bytes ? size : max_bytes) + 2, len = 0;
+	char *text = malloc(alloc);
+	for (;;) {
+		if (text == NULL)
+			return CD_POLICY_SYSERR;
+		ssize_t n = read(fd, text + len, alloc - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(text);
+			cd_log(p->log, LOG_ERR, "%s: read error: %m: no capabilities granted", p->pol->shown);
+			return CD_POLICY_SYSERR;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max_bytes) {
+			free(text);
 			cd_log(p->log, LOG_ERR, "%s: larger than the size limit (%zu bytes) while reading: "
-			       "policy rejected, no capabilities granted", pol->shown, max_bytes);
-			free(line);
+			       "policy rejected, no capabilities granted", p->pol->shown, max_bytes);
 			return CD_POLICY_UNSAFE;
 		}
-		pol->nlines++;
-		parse_line(p, pol->nlines, line, (size_t)len);
-		if (p->out_of_memory)
-			break;
+		if (len == alloc - 1) {	/* it grew since fstat: read on, up to the limit */
+			size_t more = alloc * 2 < max_bytes + 2 ? alloc * 2 : max_bytes + 2;
+			char *bigger = realloc(text, more);
+			if (bigger == NULL)
+				free(text);
+			text = bigger;
+			alloc = more;
+		}
 	}
-	int read_failed = ferror(fp);
-	free(line);
-	if (p->out_of_memory || read_failed) {
-		cd_log(p->log, LOG_ERR, "%s: %s: no capabilities granted", pol->shown,
-		       p->out_of_memory ? "out of memory" : "read error");
+	text[len] = '\0';
+	*textp = text;
+	*lenp = len;
+	return CD_POLICY_OK;
+}
+
+/* Every line of @text; a NUL byte anywhere in a line rejects it (one memchr over the file
+ * tells whether any line needs the check). */
+static enum cd_status parse_text(struct parser *p, char *text, size_t len)
+{
+	struct cd_policy *pol = p->pol;
+	int has_nul = memchr(text, '\0', len) != NULL;
+	char *line = text, *end = text + len;
+
+	while (line < end && !p->out_of_memory) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+		pol->nlines++;
+		if (has_nul && memchr(line, '\0', n) != NULL)
+			syntax_error(p, pol->nlines, "NUL byte in line", NULL, 0);
+		else
+			parse_line(p, pol->nlines, line, n);
+		line += n + 1;
+	}
+	if (p->out_of_memory) {
+		cd_log(p->log, LOG_ERR, "%s: out of memory: no capabilities granted", pol->shown);
 		return CD_POLICY_SYSERR;
 	}
 	if (pol->nerrors > 0) {
@@ -287,7 +353,8 @@ enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 			      const struct cd_load_opts *opts, struct cd_log *log)
 {
 	static const struct cd_load_opts defaults = { .owner = 0 };
-	FILE *fp = NULL;
+	int fd = -1;
+	size_t size = 0, len = 0;
 
 	if (opts == NULL)
 		opts = &defaults;
@@ -300,13 +367,15 @@ enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 	if (pol->path == NULL || pol->shown == NULL)
 		return pol->status = CD_POLICY_SYSERR;
 	cd_quote(pol->shown, plen * 4 + 8, path, plen, plen);
-	pol->status = open_policy(pol, opts, max_bytes, log, &fp);
+	pol->status = open_policy(pol, opts, max_bytes, log, &fd, &size);
 	if (pol->status != CD_POLICY_OK)
 		return pol->status;
 
 	struct parser p = { .pol = pol, .opts = opts, .log = log, .memo = { .cap = -1 } };
-	pol->status = read_rules(&p, fp, max_bytes);
-	fclose(fp);
+	pol->status = read_all(&p, fd, size, max_bytes, &pol->text, &len);
+	close(fd);
+	if (pol->status == CD_POLICY_OK)
+		pol->status = parse_text(&p, pol->text, len);
 	if (pol->status != CD_POLICY_OK)
 		drop_rules(pol);
 	return pol->status;
@@ -315,7 +384,8 @@ enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 void cd_policy_free(struct cd_policy *pol)
 {
 	drop_rules(pol);
+	free(pol->text);
 	free(pol->path);
 	free(pol->shown);
-	pol->path = pol->shown = NULL;
+	pol->path = pol->shown = pol->text = NULL;
 }

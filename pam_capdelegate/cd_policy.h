@@ -57,6 +57,7 @@ struct cd_load_opts {
 };
 
 struct cd_policy {
+	char *text;		/* the file's bytes; rule names point into it */
 	char *path;
 	char *shown;		/* the path as messages print it: escaped (cd_quote) */
 	enum cd_status status;

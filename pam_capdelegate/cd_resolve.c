@@ -60,6 +60,9 @@ static int rule_matches(const struct cd_rule *r, const struct cd_user *u, enum c
 int cd_rule_may_match(const struct cd_rule *rule, void *arg)
 {
 	const struct cd_user *u = arg;
+	/* Asked of every line at every login: the user-line case first, without a call. */
+	if (rule->kind == CD_SUBJECT_USER)
+		return rule->name[0] == u->name[0] && strcmp(rule->name, u->name) == 0;
 	if (rule->kind == CD_SUBJECT_GROUP && !u->groups_loaded)
 		return 1;	/* groups are looked up later, only if no user line decides */
 	return subject_matches(rule, u);

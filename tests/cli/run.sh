@@ -769,6 +769,16 @@ t_check_risky_every_listed() {
   done
 }
 
+# The core's messages on the CLI's stderr carry their priority: the same text the module logs.
+t_log_labels() {
+  need_root; local p
+  cd_nss check --config "$CASE_DIR/none.conf"; want_rc 2
+  want_line "$ERR" "capdelegate: warning: $CASE_DIR/none.conf: policy file missing: no capabilities granted"
+  p=$(printf 'alice cap_nonesuch\n' | policy)
+  cd_nss check --config "$p"; want_rc 2
+  want_line "$ERR" "capdelegate: error: $p:1: unknown capability: 'cap_nonesuch'"
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
@@ -783,7 +793,7 @@ CASES=(
   audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
   audit_single_file_and_threads audit_beyond_path_max "${AUDIT_CASES[@]}"
   check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields
-  unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed
+  unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
   explain_canonical_name explain_group_outage
 )
 

@@ -480,7 +480,7 @@ static void test_without_setpcap_keeps_old_pi(void **state)
 	run("mold", "alice", &p, session, &o);
 	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
 	expect_log(&o, "granted=cap_net_raw");
-	expect_log(&o, "dropped_no_setpcap=none cleared=cap_chown");
+	expect_log(&o, "dropped_no_setpcap=none cleared=cap_chown\n");
 	expect_log(&o, "delegated=cap_net_raw");
 }
 

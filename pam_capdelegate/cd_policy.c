@@ -349,24 +349,43 @@ static enum cd_status parse_text(struct parser *p, char *text, size_t len)
 	return CD_POLICY_OK;
 }
 
-enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
-			      const struct cd_load_opts *opts, struct cd_log *log)
-{
-	static const struct cd_load_opts defaults = { .owner = 0 };
-	int fd = -1;
-	size_t size = 0, len = 0;
+static const struct cd_load_opts default_opts = { .owner = 0 };
 
-	if (opts == NULL)
-		opts = &defaults;
-	size_t max_bytes = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES;
+/* Start @pol for the file @path (the name messages use). -1 when memory runs out. */
+static int init_policy(struct cd_policy *pol, const char *path)
+{
 	memset(pol, 0, sizeof(*pol));
 	pol->path = strdup(path);
 	/* Paths come from options and command lines: print them escaped like any other input. */
 	size_t plen = strlen(path);
 	pol->shown = malloc(plen * 4 + 8);
 	if (pol->path == NULL || pol->shown == NULL)
-		return pol->status = CD_POLICY_SYSERR;
+		return -1;
 	cd_quote(pol->shown, plen * 4 + 8, path, plen, plen);
+	return 0;
+}
+
+static enum cd_status finish(struct parser *p, size_t len)
+{
+	struct cd_policy *pol = p->pol;
+	if (pol->status == CD_POLICY_OK)
+		pol->status = parse_text(p, pol->text, len);
+	if (pol->status != CD_POLICY_OK)
+		drop_rules(pol);
+	return pol->status;
+}
+
+enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
+			      const struct cd_load_opts *opts, struct cd_log *log)
+{
+	int fd = -1;
+	size_t size = 0, len = 0;
+
+	if (opts == NULL)
+		opts = &default_opts;
+	size_t max_bytes = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES;
+	if (init_policy(pol, path) < 0)
+		return pol->status = CD_POLICY_SYSERR;
 	pol->status = open_policy(pol, opts, max_bytes, log, &fd, &size);
 	if (pol->status != CD_POLICY_OK)
 		return pol->status;
@@ -374,11 +393,28 @@ enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 	struct parser p = { .pol = pol, .opts = opts, .log = log, .memo = { .cap = -1 } };
 	pol->status = read_all(&p, fd, size, max_bytes, &pol->text, &len);
 	close(fd);
-	if (pol->status == CD_POLICY_OK)
-		pol->status = parse_text(&p, pol->text, len);
-	if (pol->status != CD_POLICY_OK)
-		drop_rules(pol);
-	return pol->status;
+	return finish(&p, len);
+}
+
+enum cd_status cd_policy_parse(struct cd_policy *pol, const char *name, const char *text, size_t len,
+			       const struct cd_load_opts *opts, struct cd_log *log)
+{
+	if (opts == NULL)
+		opts = &default_opts;
+	size_t max_bytes = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES;
+	if (init_policy(pol, name) < 0)
+		return pol->status = CD_POLICY_SYSERR;
+	struct parser p = { .pol = pol, .opts = opts, .log = log, .memo = { .cap = -1 } };
+	if (len > max_bytes) {
+		cd_log(log, LOG_ERR, "%s: larger than the size limit (%zu bytes): policy rejected, "
+		       "no capabilities granted", pol->shown, max_bytes);
+		return pol->status = CD_POLICY_UNSAFE;
+	}
+	if ((pol->text = malloc(len + 1)) == NULL)
+		return pol->status = CD_POLICY_SYSERR;
+	memcpy(pol->text, text, len);
+	pol->text[len] = '\0';	/* the sentinel parse_line relies on */
+	return finish(&p, len);
 }
 
 void cd_policy_free(struct cd_policy *pol)

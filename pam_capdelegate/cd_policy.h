@@ -72,6 +72,10 @@ struct cd_policy {
  * Returns status. */
 enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 			      const struct cd_load_opts *opts, struct cd_log *log);
+/* The same parse of @len bytes already in memory, named @name in messages: no file, so no
+ * file-safety verdict (for the fuzzer and tools that hold the text). */
+enum cd_status cd_policy_parse(struct cd_policy *pol, const char *name, const char *text, size_t len,
+			       const struct cd_load_opts *opts, struct cd_log *log);
 void cd_policy_free(struct cd_policy *pol);
 const char *cd_status_str(enum cd_status st);
 

@@ -1,12 +1,10 @@
 /*
- * fuzz_policy.c - libFuzzer harness for the policy core: cd_policy_load (parser, through a real
- * file) and cd_resolve, for a fixed set of users and groups.
+ * fuzz_policy.c - libFuzzer harness for the policy core: cd_policy_parse (the parser
+ * cd_policy_load runs on a file's bytes once cd_open_safe has judged the file) and cd_resolve,
+ * for a fixed set of users and groups.
  *
- * The input is the policy text. The core has no entry point that parses a buffer, and the file
- * must pass cd_open_safe (every directory on the resolved path owned by root or the loading
- * uid, unwritable by others, not on a pseudo filesystem), so each input is written to
- * policy.conf in a private 0700 directory: $CD_FUZZ_DIR (tests/fuzz/run.sh makes one under
- * /run), else a fresh one under /run.
+ * The input is the policy text, parsed from memory: no file, so no root and no filesystem in
+ * the loop (the file checks have their own unit and stack tests).
  *
  * Oracles, each written here without asking the core (a violation aborts):
  *  - a rejected policy keeps no rule and grants nothing; no load logs more than the documented
@@ -65,8 +63,6 @@ static struct cd_user users[] = {
 
 static char *cap_names[NCAPS];	/* libcap's names, NULL where libcap has none */
 static int ncap_names;
-static char policy_path[4096];
-static char own_dir[64];	/* the directory we made, when $CD_FUZZ_DIR is not set */
 static size_t nmessages;
 
 static void sink(void *arg, int priority, const char *msg)
@@ -79,12 +75,6 @@ static void sink(void *arg, int priority, const char *msg)
 }
 
 static struct cd_log quiet = { .sink = sink };
-
-static void remove_own_dir(void)
-{
-	unlink(policy_path);
-	rmdir(own_dir);
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -99,27 +89,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		}
 		cap_free(n);
 	}
-	const char *dir = getenv("CD_FUZZ_DIR");
-	if (dir == NULL) {
-		snprintf(own_dir, sizeof(own_dir), "/run/capdelegate-fuzz.XXXXXX");
-		if ((dir = mkdtemp(own_dir)) == NULL) {
-			fprintf(stderr, "fuzz_policy: no private directory under /run (%s): "
-				"set CD_FUZZ_DIR\n", strerror(errno));
-			exit(2);
-		}
-		atexit(remove_own_dir);	/* libFuzzer ends with exit() when it is done */
-	}
-	snprintf(policy_path, sizeof(policy_path), "%s/policy.conf", dir);
 	return 0;
-}
-
-static void write_policy(const char *text, size_t len)
-{
-	int fd = open(policy_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	CHECK(fd >= 0);
-	CHECK(fchmod(fd, 0644) == 0);	/* whatever the umask: group/other-writable is refused */
-	CHECK(write(fd, text, len) == (ssize_t)len);
-	CHECK(close(fd) == 0);
 }
 
 static enum cd_status load_max(struct cd_policy *pol, const char *text, size_t len,
@@ -127,9 +97,8 @@ static enum cd_status load_max(struct cd_policy *pol, const char *text, size_t l
 {
 	struct cd_load_opts o = { .owner = geteuid(), .keep = keep, .keep_arg = keep_arg,
 				  .max_bytes = max_bytes };
-	write_policy(text, len);
 	nmessages = 0;
-	enum cd_status st = cd_policy_load(pol, policy_path, &o, &quiet);
+	enum cd_status st = cd_policy_parse(pol, "policy.conf", text, len, &o, &quiet);
 	CHECK(nmessages <= MAX_MESSAGES);
 	CHECK((st == CD_POLICY_OK) == (pol->status == CD_POLICY_OK));
 	if (st != CD_POLICY_OK)

@@ -253,6 +253,44 @@ static void test_subjects(void **state)
 	cd_policy_free(&pol);
 }
 
+/* Issue 12: names as SSSD, winbind and AD return them, spaces written \040. */
+static void test_directory_names(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "alice@corp.example.com cap_kill\n"
+			 "CORP\\alice cap_chown\n"
+			 "@linux\\040admins@corp.example.com cap_net_raw\n"
+			 "@Domain\\040Users none\n"
+			 "odd\\043name\\134040 cap_kill   # an escaped '#', an escaped backslash\n"
+			 "CORP\\04x cap_kill\n"), CD_POLICY_OK);
+	assert_string_equal(pol.rules[0].name, "alice@corp.example.com");
+	assert_string_equal(pol.rules[1].name, "CORP\\alice");
+	assert_int_equal(pol.rules[2].kind, CD_SUBJECT_GROUP);
+	assert_string_equal(pol.rules[2].name, "linux admins@corp.example.com");
+	assert_string_equal(pol.rules[3].name, "Domain Users");
+	assert_string_equal(pol.rules[4].name, "odd#name\\040");
+	assert_string_equal(pol.rules[5].name, "CORP\\04x");	/* not an escape: itself */
+	/* Printed back in the same form, and read back to the same name. */
+	char form[64];
+	cd_name_form(form, sizeof(form), pol.rules[2].name, 60);
+	assert_string_equal(form, "linux\\040admins@corp.example.com");
+	cd_name_form(form, sizeof(form), pol.rules[1].name, 60);
+	assert_string_equal(form, "CORP\\alice");
+	cd_name_form(form, sizeof(form), pol.rules[4].name, 60);
+	assert_string_equal(form, "odd\\043name\\134040");
+	cd_name_form(form, sizeof(form), "tab\there\n", 60);
+	assert_string_equal(form, "tab\\011here\\012");
+	cd_policy_free(&pol);
+	/* Still refused: control characters and NUL even escaped, '@' first, '#' bare. */
+	expect_rejected("a\\011b cap_kill\n", 1, "bad subject");
+	expect_rejected("a\\000b cap_kill\n", 1, "bad subject");
+	expect_rejected("a\\177b cap_kill\n", 1, "bad subject");
+	expect_rejected("@alice cap_kill\n@@corp cap_kill\n", 2, "bad subject");
+	expect_rejected("a#b cap_kill\n", 1, "missing capabilities field after subject");
+	expect_rejected("a b cap_kill\n", 1, "unknown capability: 'b'");
+}
+
 /* ---- errors: each rejects the whole policy ----------------------------------------------- */
 
 static void test_error_unknown_capability(void **state)
@@ -658,8 +696,44 @@ static void test_mutation_edges(void **state)
 	expect_rejected("alice cap_chown, none\n", 1, "'none' cannot be combined with capabilities");
 	expect_rejected("alice all\n", 1, "'all' is not allowed");
 	expect_rejected("-bob cap_chown\n", 1, "bad subject");
-	expect_rejected("bob@x cap_chown\n", 1, "bad subject");
+	expect_rejected("bob\\011x cap_chown\n", 1, "bad subject");	/* bob@x is a name (issue 12) */
 	expect_rejected("ok cap_chown\nbad cap_nonesuch\n", 2, "unknown capability");
+}
+
+/* A file over the limit is refused on its size before a byte is read. */
+static void test_size_judged_before_reading(void **state)
+{
+	(void)state;
+	char text[160];
+	memset(text, '#', sizeof(text));
+	text[sizeof(text) - 1] = '\n';
+	char *p = write_file("over", text, 101, 0644);
+	assert_int_equal(load_path(p, getuid(), 100), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "unsafe policy file (larger than the size limit; owner uid"));
+	assert_null(strstr(logged(), "while reading"));
+	free(p);
+}
+
+/* A directory on the path owned by another user is refused, even unwritable by others. */
+static void test_directory_of_another_owner(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();	/* chown needs root */
+	const char *text = "alice cap_net_raw\n";
+	char *dir, *file;
+	assert_true(asprintf(&dir, "%s/user-dir", tmpdir) > 0);
+	mkdir(dir, 0755);
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_true(asprintf(&file, "user-dir/policy") > 0);
+	char *p = write_file(file, text, strlen(text), 0644);
+	assert_int_equal(load_path(p, 0, 0), CD_POLICY_OK);
+	assert_int_equal(chown(dir, 1001, 1001), 0);
+	assert_int_equal(load_path(p, 0, 0), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "is not owned by root"));
+	free(p);
+	free(file);
+	free(dir);
 }
 
 int main(void)
@@ -674,6 +748,7 @@ int main(void)
 		cmocka_unit_test_setup(test_capabilities_above_31, setup),
 		cmocka_unit_test_setup(test_line_over_64k, setup),
 		cmocka_unit_test_setup(test_subjects, setup),
+		cmocka_unit_test_setup(test_directory_names, setup),
 		cmocka_unit_test_setup(test_error_unknown_capability, setup),
 		cmocka_unit_test_setup(test_error_name_with_suffix, setup),
 		cmocka_unit_test_setup(test_error_missing_field, setup),
@@ -696,6 +771,8 @@ int main(void)
 		cmocka_unit_test_setup(test_name_length_limit, setup),
 		cmocka_unit_test_setup(test_hash_is_not_a_name_byte, setup),
 		cmocka_unit_test_setup(test_mutation_edges, setup),
+		cmocka_unit_test_setup(test_size_judged_before_reading, setup),
+		cmocka_unit_test_setup(test_directory_of_another_owner, setup),
 	};
 	int rc = cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 	char *cmd;

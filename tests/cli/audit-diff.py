@@ -13,10 +13,12 @@ fP, fI, fE, rootid, nosuid), every summary count and the paths of the errors mus
 without capabilities (uid 0, empty bounding set: unreadable directories are errors then). The
 first difference fails the seed and names its path.
 
-usage: audit-diff.py --bin CAPDELEGATE [--work DIR] [--keep] (--seed N... | --random N)
+usage: audit-diff.py --bin CAPDELEGATE [--work DIR] [--keep]
+                     (--seed N... | --random N | --seconds S)
   --seed N     the tree of seed N (repeatable); one PASS/FAIL line per seed
   --random N   N trees from random seeds (for ./lab fuzz): one line per seed; stops at the
                first failure, which --seed reproduces
+  --seconds S  random seeds, as many as S seconds allow (at least one); stops like --random
   --work DIR   where the trees go (default: a new directory below /run); every directory up to
                / must be root-owned and not group/other-writable, so the policy there is safe
   --keep       keep the trees (default: unmount and remove them)
@@ -33,6 +35,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 XATTR = "security.capability"
 # capdelegate(8): the pseudo and remote filesystems audit does not enter below a root.
@@ -408,6 +411,18 @@ def run_seed(seed, args, table):
             subprocess.run(["rm", "-rf", "--one-file-system", work], check=False)
 
 
+def seeds_of(args):
+    """The fixed seeds, or random ones for a count or until a deadline."""
+    if args.seed:
+        yield from args.seed
+        return
+    pick, deadline = random.SystemRandom(), time.monotonic() + (args.seconds or 0)
+    n = 0
+    while (n < args.random) if args.random is not None else (n == 0 or time.monotonic() < deadline):
+        n += 1
+        yield pick.randrange(1 << 32)
+
+
 def main():
     ap = argparse.ArgumentParser(add_help=False)
     ap.add_argument("--bin")
@@ -415,6 +430,7 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--seed", type=int, action="append", default=[])
     ap.add_argument("--random", type=int)
+    ap.add_argument("--seconds", type=float)
     ap.add_argument("--oracle", action="store_true")
     ap.add_argument("-h", "--help", action="store_true")
     args, rest = ap.parse_known_args()
@@ -424,7 +440,8 @@ def main():
     if args.oracle:      # the oracle's own process, with the audit's privileges and cwd
         print(json.dumps(Oracle().run([bytes.fromhex(r) for r in rest])))
         return 0
-    if rest or not args.bin or bool(args.seed) == (args.random is not None):
+    modes = bool(args.seed) + (args.random is not None) + (args.seconds is not None)
+    if rest or not args.bin or modes != 1:
         print(__doc__, file=sys.stderr)
         return 2
     if os.geteuid() != 0:
@@ -434,16 +451,15 @@ def main():
     table = cap_numbers()
     made = args.work is None
     args.work = os.fsencode(args.work or tempfile.mkdtemp(prefix="capdelegate-audit-diff.", dir="/run"))
-    seeds = args.seed or [random.SystemRandom().randrange(1 << 32) for _ in range(args.random)]
     failed = 0
     try:
-        for seed in seeds:
+        for seed in seeds_of(args):
             why = run_seed(seed, args, table)
             ok = why.startswith("ok: ")
             print("%s\taudit-diff: seed %d\t%s" % ("PASS" if ok else "FAIL", seed,
                                                   why[4:] if ok else why), flush=True)
             failed += not ok
-            if not ok and args.random is not None:
+            if not ok and not args.seed:
                 break
     finally:
         if made and not args.keep:

@@ -4,6 +4,8 @@
  *  - capset failures: this program defines cap_set_proc, and libcdcore inside the module
  *    binds to it (the module resolves libcap's symbols through the global scope, where this
  *    executable, linked with --export-dynamic, comes first); it fails the calls a case picks;
+ *  - getgrgid_r failing for one gid, and realpath swapping a symlink right after resolving it
+ *    (the race O_NOFOLLOW on the resolved name closes), defined here the same way;
  *  - audit records: audit_open, audit_log_user_message and audit_close are defined here too,
  *    a stub libaudit that keeps the record instead of sending it to the kernel;
  *  - syslog priorities: pam_wrapper prints each pam_syslog line as "SYSLOG(N): ...";
@@ -16,6 +18,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,6 +55,59 @@ int cap_set_proc(cap_t c)
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "cap_set_proc");
 	return real(c);
+}
+
+static gid_t getgrgid_fail = (gid_t)-1;	/* getgrgid_r fails with EIO for this gid */
+
+int getgrgid_r(gid_t gid, struct group *gr, char *buf, size_t size, struct group **res)
+{
+	static int (*real)(gid_t, struct group *, char *, size_t, struct group **);
+	if (gid == getgrgid_fail) {
+		*res = NULL;
+		return EIO;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "getgrgid_r");
+	return real(gid, gr, buf, size, res);
+}
+
+/* One made-up group, "prefixes" (gid 2999), whose members are "car" and "aliceb": prefixes
+ * and extensions of real users' names, none of them a user. */
+int getgrnam_r(const char *name, struct group *gr, char *buf, size_t size, struct group **res)
+{
+	static int (*real)(const char *, struct group *, char *, size_t, struct group **);
+	if (strcmp(name, "prefixes") == 0) {
+		static char *members[] = { "car", "aliceb", NULL };
+		if (size < sizeof("prefixes") + 2)
+			return ERANGE;
+		strcpy(buf, "prefixes");
+		*gr = (struct group){ .gr_name = buf, .gr_passwd = buf + strlen(buf), .gr_gid = 2999,
+				      .gr_mem = members };
+		*res = gr;
+		return 0;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "getgrnam_r");
+	return real(name, gr, buf, size, res);
+}
+
+static const char *swap_link, *swap_to;	/* realpath(swap_link) then points it at swap_to */
+
+char *realpath(const char *path, char *resolved)
+{
+	static char *(*real)(const char *, char *);
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "realpath");
+	char *r = real(path, resolved);
+	if (swap_link != NULL && strcmp(path, swap_link) == 0) {
+		char tmp[4096];
+		snprintf(tmp, sizeof(tmp), "%s.new", swap_link);
+		unlink(tmp);
+		if (symlink(swap_to, tmp) == 0)
+			rename(tmp, swap_link);
+		swap_link = NULL;
+	}
+	return r;
 }
 
 struct outcome {
@@ -100,6 +156,8 @@ struct prep {
 	int inh_only;			/* with set: only pI, pP and pE stay root's */
 	unsigned long long prm, eff, inh;
 	unsigned capset_fail;		/* armed after the prep: see capset_fail */
+	gid_t getgrgid_fail;		/* 0: none */
+	const char *swap_link, *swap_to;
 };
 
 typedef void (*steps_fn)(pam_handle_t *pamh, struct outcome *o);
@@ -212,6 +270,12 @@ static void run(const char *svc, const char *user, const struct prep *prep, step
 		current = &r;
 		capset_calls = 0;
 		capset_fail = prep ? prep->capset_fail : 0;
+		if (prep != NULL && prep->getgrgid_fail != 0)
+			getgrgid_fail = prep->getgrgid_fail;
+		if (prep != NULL) {
+			swap_link = prep->swap_link;
+			swap_to = prep->swap_to;
+		}
 		struct pam_conv conv = { no_conv, NULL };
 		pam_handle_t *pamh = NULL;
 		if (pam_start(svc, user, &conv, &pamh) != PAM_SUCCESS)
@@ -532,6 +596,66 @@ static void test_strict_session_refuses_each_status(void **state)
 	expect_log(&o, "strict: refusing the login (policy missing)");
 }
 
+/* A gid getgrouplist returns but getgrgid_r cannot name fails the resolution closed, although
+ * the policy names another group: that gid might be the one a line names. */
+static void test_gid_lookup_error_fails_closed(void **state)
+{
+	(void)state;
+	need_root();
+	service("mgid", "@contractors none\n* cap_net_raw\n", "session required MOD\n");
+	struct outcome o;
+	run("mgid", "carol", NULL, session, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	struct prep p = { .getgrgid_fail = 2000 };	/* netops */
+	run("mgid", "carol", &p, session, &o);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "user=carol: cannot look up gid 2000: Input/output error: no capabilities granted");
+}
+
+/* The policy is a symlink swapped for one to an unsafe file right after realpath resolved it:
+ * the file opened is the resolved one, in the directories that were judged. */
+static void test_link_swapped_after_resolving(void **state)
+{
+	(void)state;
+	need_root();
+	char *safe, *link, *dir, *evil, *args;
+	assert_true(asprintf(&safe, "%s/mswap-safe.conf", workdir) > 0);
+	assert_true(asprintf(&link, "%s/mswap-link.conf", workdir) > 0);
+	assert_true(asprintf(&dir, "%s/mswap-open", workdir) > 0);
+	assert_true(asprintf(&evil, "%s/evil.conf", dir) > 0);
+	assert_int_equal(write_file(safe, "alice cap_net_raw\n", 0644), 0);
+	mkdir(dir, 0777);
+	assert_int_equal(chmod(dir, 0777), 0);	/* anyone could have written evil.conf */
+	assert_int_equal(write_file(evil, "alice cap_sys_admin\n", 0644), 0);
+	unlink(link);
+	assert_int_equal(symlink(safe, link), 0);
+	assert_true(asprintf(&args, "session required %s config=%s\n", module, link) > 0);
+	service("mswap", NULL, args);
+	struct prep p = { .swap_link = link, .swap_to = evil };
+	struct outcome o;
+	run("mswap", "alice", &p, session, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	free(safe);
+	free(link);
+	free(dir);
+	free(evil);
+	free(args);
+}
+
+/* A group's member list names users whole: "car" is not carol. */
+static void test_group_member_is_whole_name(void **state)
+{
+	(void)state;
+	need_root();
+	service("mmember", "@prefixes cap_net_raw\n", "session required MOD\n");
+	struct outcome o;
+	run("mmember", "carol", NULL, session, &o);
+	assert_int_equal(o.inh, 0);
+	run("mmember", "alice", NULL, session, &o);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "user=alice granted=none via=none");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -554,6 +678,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_delete_cred_leaves_pi),
 		cmocka_unit_test(test_account_never_success),
 		cmocka_unit_test(test_strict_session_refuses_each_status),
+		cmocka_unit_test(test_gid_lookup_error_fails_closed),
+		cmocka_unit_test(test_link_swapped_after_resolving),
+		cmocka_unit_test(test_group_member_is_whole_name),
 	};
 	return cmocka_run_group_tests_name("module", tests, NULL, NULL);
 }

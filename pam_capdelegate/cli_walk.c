@@ -386,8 +386,8 @@ static int read_dir(struct worker *k)
 	k->in_dir = k->own_cwd && fchdir(fr->fd) == 0;
 	for (;;) {
 		long n = syscall(SYS_getdents64, fr->fd, k->dents, DENTS_BUF);
-		if (n < 0)
-			return problem(k->w, k->path, "cannot read directory", errno, 0);
+		if (n < 0)	/* ENOENT: removed while open (fs/readdir.c, IS_DEADDIR) */
+			return problem(k->w, k->path, "cannot read directory", errno, 1);
 		if (n == 0)
 			return 0;
 		for (long off = 0; off < n;) {

@@ -93,17 +93,18 @@ t_audit_vanished() {
   for threads in 1 2; do
     rm -rf "$t" "$CASE_DIR/away"; mkdir -p "$CASE_DIR/away"
     capfile "$t/vanish-file" cap_net_raw=i; capfile "$t/vanish-dir/f" cap_net_raw=i
-    capfile "$t/keep/f" cap_net_raw=i
+    capfile "$t/keep/f" cap_net_raw=i; mkdir "$t/rmdir-while-open"
     RC=0
     VANISH_TO="$CASE_DIR/away" LD_PRELOAD="$CASE_DIR/vanish.so" \
       "$BIN" audit --config "$p" --threads "$threads" "$t" >"$OUT" 2>"$ERR" || RC=$?
     want_rc 1
     [ -e "$CASE_DIR/away/vanish-file" ] && [ -e "$CASE_DIR/away/vanish-dir" ] || fail "shim did nothing"
-    want_text "$OUT" "2 regular files	1 capability files	0 mounts skipped	2 vanished	0 errors"
+    want_text "$OUT" "2 regular files	1 capability files	0 mounts skipped	3 vanished	0 errors"
     want_line "$OUT" "vanished\t$t/vanish-dir"; want_line "$OUT" "vanished\t$t/vanish-file"
+    want_line "$OUT" "vanished\t$t/rmdir-while-open"
     want_line "$OUT" "file\t$t/keep/f\t2\tnone\tcap_net_raw\tno\t-\t-"
   done
-  mkdir -p "$t/vanish-again"
+  rm -rf "$t/rmdir-while-open"; mkdir -p "$t/vanish-again"
   RC=0
   VANISH_TO="$CASE_DIR/away" LD_PRELOAD="$CASE_DIR/vanish.so" \
     "$BIN" audit --json --config "$p" "$t" >"$OUT" 2>"$ERR" || RC=$?

@@ -3,8 +3,10 @@
  * "vanish" is moved out of the tree (into $VANISH_TO) just before capdelegate opens it or
  * reads its security.capability, as on a live system where an entry is removed or renamed
  * between the directory listing and the open. Deterministic, so the `vanished` accounting can
- * be tested without racing a real writer. With $VANISH_DOTDOT set, every openat of ".." fails
- * as if the directory had been moved, so the walk must find its way back up by name.
+ * be tested without racing a real writer. An empty directory named "rmdir-while-open*" is
+ * removed once opened, just before it is read (getdents64 then fails with ENOENT). With
+ * $VANISH_DOTDOT set, every openat of ".." fails as if the directory had been moved, so the
+ * walk must find its way back up by name.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -14,8 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 static const char *base(const char *path)
 {
@@ -65,4 +69,30 @@ ssize_t lgetxattr(const char *path, const char *name, void *value, size_t size)
 										      "lgetxattr");
 	maybe_vanish(AT_FDCWD, path);
 	return real(path, name, value, size);
+}
+
+/* The walker reads directories through syscall(SYS_getdents64, ...). */
+long syscall(long number, ...)
+{
+	static long (*real)(long, ...);
+	va_list ap;
+	long a[6];
+	va_start(ap, number);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (real == NULL)
+		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+	if (number == SYS_getdents64 && getenv("VANISH_TO") != NULL) {
+		char link[64], path[4096];
+		snprintf(link, sizeof(link), "/proc/self/fd/%ld", a[0]);
+		ssize_t n = readlink(link, path, sizeof(path) - 1);
+		if (n > 0) {
+			path[n] = '\0';
+			if (strncmp(base(path), "rmdir-while-open", 16) == 0 && rmdir(path) < 0 &&
+			    errno != ENOENT)
+				abort();
+		}
+	}
+	return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

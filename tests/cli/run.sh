@@ -779,6 +779,19 @@ t_log_labels() {
   want_line "$ERR" "capdelegate: error: $p:1: unknown capability: 'cap_nonesuch'"
 }
 
+# A sticky directory, root's, writable by all (like /tmp) is no finding above a capability
+# file: others cannot rename root's entries away. Without the sticky bit it is.
+t_audit_sticky_dir_not_a_finding() {
+  need_root; local p t; p=$(std_policy); t="$CASE_DIR/tree"
+  capfile "$t/sticky/ping_i" cap_net_raw=i
+  chmod 1777 "$t/sticky"
+  cd_nss audit --config "$p" "$t"
+  no_text "$OUT" "writable-directory"
+  chmod 0777 "$t/sticky"
+  cd_nss audit --config "$p" "$t"; want_rc 1
+  want_text "$OUT" "finding	writable-directory	$t/sticky	none"
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
@@ -794,6 +807,7 @@ CASES=(
   audit_single_file_and_threads audit_beyond_path_max "${AUDIT_CASES[@]}"
   check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
+  audit_sticky_dir_not_a_finding
   explain_canonical_name explain_group_outage
 )
 

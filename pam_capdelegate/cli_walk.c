@@ -119,19 +119,19 @@ int cli_fstype_skipped(unsigned long type, const char **name)
 	return 0;
 }
 
-static int grow(void **buf, size_t *cap, size_t need, size_t size)
+/* @buf with room for @need elements of @size, growing by doubling; NULL if memory ran out
+ * (@buf is still valid then). */
+static void *reserve(void *buf, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
-		return 0;
+		return buf;
 	size_t ncap = *cap ? *cap : 16;
 	while (ncap < need)
 		ncap *= 2;
-	void *nb = realloc(*buf, ncap * size);
-	if (nb == NULL)
-		return -1;
-	*buf = nb;
-	*cap = ncap;
-	return 0;
+	void *nb = realloc(buf, ncap * size);
+	if (nb != NULL)
+		*cap = ncap;
+	return nb;
 }
 
 /* ---- what the scan collects (under the walker's lock) ------------------------------------ */
@@ -158,9 +158,12 @@ static int add_problem(struct walker *w, const char *path, const char *what, int
 	size_t *cap = vanished ? &s->vanished_cap : &s->errors_cap;
 	char *copy = strdup(path);
 	pthread_mutex_lock(&w->lock);
-	int rc = copy != NULL && grow((void **)list, cap, *n + 1, sizeof(**list)) == 0 ? 0 : -1;
-	if (rc == 0)
-		(*list)[(*n)++] = (struct cli_problem){ copy, what, err };
+	struct cli_problem *room = copy ? reserve(*list, cap, *n + 1, sizeof(**list)) : NULL;
+	int rc = room != NULL ? 0 : -1;
+	if (rc == 0) {
+		*list = room;
+		room[(*n)++] = (struct cli_problem){ copy, what, err };
+	}
 	pthread_mutex_unlock(&w->lock);
 	if (rc < 0) {
 		free(copy);
@@ -214,9 +217,12 @@ static const struct cli_dirnote *note_dir(struct walker *w, const char *path, ui
 		*d = (struct cli_dirnote){ .parent = parent, .path = copy };
 		memcpy(d->why, why, sizeof(why));
 		pthread_mutex_lock(&w->lock);
-		stored = grow((void **)&s->dirnotes, &s->dirnotes_cap, s->ndirnotes + 1, sizeof(d)) == 0;
-		if (stored)
+		struct cli_dirnote **room = reserve(s->dirnotes, &s->dirnotes_cap, s->ndirnotes + 1,
+						    sizeof(d));
+		if ((stored = room != NULL)) {
+			s->dirnotes = room;
 			s->dirnotes[s->ndirnotes++] = d;
+		}
 		pthread_mutex_unlock(&w->lock);
 	}
 	if (stored)
@@ -247,9 +253,12 @@ static int record(struct walker *w, const char *path, const unsigned char *val, 
 	if ((f.path = strdup(path)) == NULL)
 		return out_of_memory(w);
 	pthread_mutex_lock(&w->lock);
-	int rc = grow((void **)&s->files, &s->cap, s->nfiles + 1, sizeof(f));
-	if (rc == 0)
+	struct cli_capfile *room = reserve(s->files, &s->cap, s->nfiles + 1, sizeof(f));
+	int rc = room != NULL ? 0 : -1;
+	if (rc == 0) {
+		s->files = room;
 		s->files[s->nfiles++] = f;
+	}
 	pthread_mutex_unlock(&w->lock);
 	if (rc < 0) {
 		free(f.path);
@@ -285,8 +294,10 @@ static size_t join(struct worker *k, size_t len, const char *name)
 {
 	size_t sep = len > 0 && k->path[len - 1] != '/';
 	size_t nlen = strlen(name);
-	if (grow((void **)&k->path, &k->pathcap, len + sep + nlen + 1, 1) < 0)
+	char *room = reserve(k->path, &k->pathcap, len + sep + nlen + 1, 1);
+	if (room == NULL)
 		return out_of_memory(k->w), 0;
+	k->path = room;
 	if (sep)
 		k->path[len] = '/';
 	memcpy(k->path + len + sep, name, nlen + 1);
@@ -343,8 +354,10 @@ static int check_file(struct worker *k, const struct frame *fr, const char *name
 static int add_subdir(struct frame *fr, const char *name)
 {
 	size_t n = strlen(name) + 1;
-	if (grow((void **)&fr->subdirs, &fr->subcap, fr->sublen + n, 1) < 0)
+	char *room = reserve(fr->subdirs, &fr->subcap, fr->sublen + n, 1);
+	if (room == NULL)
 		return -1;
+	fr->subdirs = room;
 	memcpy(fr->subdirs + fr->sublen, name, n);
 	fr->sublen += n;
 	return 0;
@@ -452,10 +465,13 @@ static int enter_dir(struct worker *k, int fd, size_t len, dev_t parent_dev, int
 		}
 	}
 	unsafe = note_dir(k->w, k->path, stx.stx_uid, stx.stx_mode, unsafe, &rc);
-	if (rc < 0 || grow((void **)&k->frames, &k->framecap, k->nframes + 1, sizeof(*k->frames)) < 0) {
+	struct frame *room = rc < 0 ? NULL : reserve(k->frames, &k->framecap, k->nframes + 1,
+						      sizeof(*k->frames));
+	if (room == NULL) {
 		close(fd);
 		return out_of_memory(k->w);
 	}
+	k->frames = room;
 	make_room(k);
 	k->frames[k->nframes++] = (struct frame){ .fd = fd, .dev = dev, .ino = stx.stx_ino,
 						   .pathlen = len, .nosuid = nosuid,
@@ -570,10 +586,12 @@ static int descend(struct worker *k, const char *name)
 static int run_item(struct worker *k, struct item *q)
 {
 	size_t len = strlen(q->path);
-	if (grow((void **)&k->path, &k->pathcap, len + 1, 1) < 0) {
+	char *room = reserve(k->path, &k->pathcap, len + 1, 1);
+	if (room == NULL) {
 		close(q->fd);
 		return out_of_memory(k->w);
 	}
+	k->path = room;
 	memcpy(k->path, q->path, len + 1);
 	k->lo = 1;
 	if (enter_dir(k, q->fd, len, q->parent_dev, q->nosuid, q->is_root, q->unsafe) < 0)

@@ -67,9 +67,9 @@ build() {
 run_tap() {
   local name=$1; shift
   local out rc=0
-  # a mutant may hang (a FIFO opened blocking): the plain programs take seconds
+  # a mutant may hang (a FIFO opened blocking): the plain programs take a few seconds
   out=$(cd "$BLD" && CMOCKA_MESSAGE_OUTPUT=TAP top_srcdir="$SRC" top_builddir="$BLD" \
-        timeout 30 "$@" 2>/dev/null) || rc=$?
+        timeout 15 "$@" 2>/dev/null) || rc=$?
   printf '%s\t%s\n' "$(grep -c '^ok' <<<"$out" || true)" "$rc"
   sed -nE "s/^not ok [0-9]+ - (.*)$/$name: \\1/p" <<<"$out"
 }

@@ -736,6 +736,20 @@ static void test_directory_of_another_owner(void **state)
 	free(dir);
 }
 
+/* A user line names one account, whole: neither a prefix nor an extension of it. */
+static void test_user_line_whole_name(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "alice cap_net_raw\nalice2 cap_syslog\n"), CD_POLICY_OK);
+	enum cd_match_kind via;
+	assert_true(resolve_for(&pol, "al", NULL, &via, NULL) == 0);
+	assert_int_equal(via, CD_MATCH_NONE);
+	assert_true(resolve_for(&pol, "alice", NULL, NULL, NULL) == (cd_capmask)1 << CAP_NET_RAW);
+	assert_true(resolve_for(&pol, "alice2", NULL, NULL, NULL) == (cd_capmask)1 << CAP_SYSLOG);
+	cd_policy_free(&pol);
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-unit") < 0)
@@ -773,6 +787,7 @@ int main(void)
 		cmocka_unit_test_setup(test_mutation_edges, setup),
 		cmocka_unit_test_setup(test_size_judged_before_reading, setup),
 		cmocka_unit_test_setup(test_directory_of_another_owner, setup),
+		cmocka_unit_test_setup(test_user_line_whole_name, setup),
 	};
 	int rc = cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 	char *cmd;

@@ -80,3 +80,42 @@ void cd_quote(char *out, size_t outsize, const char *text, size_t len, size_t ma
 	}
 	out[o] = '\0';
 }
+
+/* A name byte shown as it is: the bytes a policy may write bare (capdelegate.conf(5)). */
+static int name_byte_as_is(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-' || c == '@' || c == '$';	/* '$' only last */
+}
+
+static int octal_digit(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+void cd_name_form(char *out, size_t outsize, const char *name, size_t max)
+{
+	size_t o = 0, len = strlen(name);
+	if (outsize == 0)
+		return;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+		/* a backslash is itself, unless what follows would read as an escape */
+		int bare = (name_byte_as_is(c) && !(c == '$' && i + 1 < len)) ||
+			   (c == '\\' && !(octal_digit(name[i + 1]) && octal_digit(name[i + 2]) &&
+					   octal_digit(name[i + 3])));
+		size_t need = bare ? 1 : 4;
+		if (i == max || o + need + 4 > outsize) {	/* room for "..." and the NUL */
+			if (o + 4 <= outsize) {
+				memcpy(out + o, "...", 3);
+				o += 3;
+			}
+			break;
+		}
+		if (bare)
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, outsize - o, "\\%03o", c);
+	}
+	out[o] = '\0';
+}

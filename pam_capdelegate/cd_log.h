@@ -28,4 +28,12 @@ void cd_vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
  * most @max input bytes ("..." marks a cut). @out must hold 4 * max + 4 bytes. */
 void cd_quote(char *out, size_t outsize, const char *text, size_t len, size_t max);
 
+/* A user or group name in the form a policy writes it (capdelegate.conf(5)), for every message
+ * and every output that shows one: [A-Za-z0-9_.@-] as they are, '$' as it is at the end, a
+ * backslash as it is unless
+ * three octal digits follow it, every other byte as \ooo ("linux admins" is linux\040admins).
+ * Printable ASCII only. At most @max bytes of the name ("..." marks a cut); @out must hold
+ * 4 * max + 4 bytes. */
+void cd_name_form(char *out, size_t outsize, const char *name, size_t max);
+
 #endif

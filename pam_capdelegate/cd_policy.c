@@ -108,12 +108,57 @@ static int keep_rule(struct parser *p, const struct cd_rule *tmp)
 	return 0;
 }
 
-/* User and group names as shadow-utils and NSS accept them: [A-Za-z0-9_.-]+, not starting
- * with '-' (it would read as an option elsewhere), optionally ending in '$' (Samba machines).
- * @s..@len was scanned as name bytes plus an optional final '$'. */
-static int valid_name(const char *s, size_t len)
+/* A "\ooo" escape at @s (three octal digits): the byte it stands for, or -1 when @s is not
+ * such an escape (then the backslash is itself, as in winbind's CORP\alice). */
+static int octal_escape(const char *s)
 {
-	return len > 0 && len <= CD_MAX_NAME_LEN && s[0] != '-' && !(len == 1 && s[0] == '$');
+	if (s[0] != '\\' || s[1] < '0' || s[1] > '3' || s[2] < '0' || s[2] > '7' || s[3] < '0' || s[3] > '7')
+		return -1;
+	return (s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0');
+}
+
+/* Names as NSS backends return them: shadow-utils' [A-Za-z0-9_.-], '@' after the first byte
+ * (SSSD's alice@corp.example.com), '\' (winbind's CORP\alice), an optional final '$' (Samba
+ * machines), and any other byte but NUL and control characters written "\ooo" in octal ("linux
+ * admins" is linux\040admins, as fstab and sssd write a space). The name is decoded in place
+ * (an escape is longer than its byte). Returns the index after it, 0 if it is not a valid name:
+ * empty, over CD_MAX_NAME_LEN decoded bytes, starting with '-' (it would read as an option
+ * elsewhere) or '@' (even escaped), or only "$". line[len] ends every scan (see parse_line). */
+static size_t scan_name(char *line, size_t i, char **name)
+{
+	size_t start = i, out = i;
+	for (;;) {
+		unsigned char c = (unsigned char)line[i];
+		int e;
+		if (cd_cclass[c] == CD_CL_NAME || (c == '@' && out > start)) {
+			line[out++] = (char)c;
+			i++;
+		} else if (c == '\\') {
+			if ((e = octal_escape(line + i)) < 0) {
+				line[out++] = '\\';	/* a backslash that escapes nothing is itself */
+				i++;
+			} else if (e == 0 || e < 0x20 || e == 0x7f) {
+				return 0;	/* NUL and control characters stay refused, escaped or not */
+			} else {
+				line[out++] = (char)e;
+				i += 4;
+			}
+		} else {
+			break;
+		}
+	}
+	if (line[i] == '$')
+		line[out++] = line[i++];
+	size_t n = out - start;
+	if (n == 0 || n > CD_MAX_NAME_LEN || line[start] == '-' || line[start] == '@' ||
+	    (n == 1 && line[start] == '$'))
+		return 0;	/* an escaped '@' first would read back as a group */
+	/* The decoded name is shorter than its text when it held escapes: end it here. The byte
+	 * at i (a blank, '#' or the line's end) is left for the caller to judge. */
+	if (out < i)
+		line[out] = '\0';
+	*name = line + start;
+	return i;
 }
 
 /* Scan the subject at line[i]: "*", "@name" or "name". Returns the index after it, and
@@ -130,16 +175,8 @@ static size_t scan_subject(struct cd_rule *r, char *line, size_t i, size_t len)
 			r->kind = CD_SUBJECT_GROUP;
 			i++;
 		}
-		size_t name = i;
-		const unsigned char *q = (const unsigned char *)line + i;
-		while (cd_cclass[*q] == CD_CL_NAME)	/* stops at line[len]: see parse_line */
-			q++;
-		i = (size_t)(q - (const unsigned char *)line);
-		if (line[i] == '$')
-			i++;
-		if (!valid_name(line + name, i - name))
+		if ((i = scan_name(line, i, &r->name)) == 0)
 			return 0;
-		r->name = line + name;
 	}
 	/* A subject ends at a blank; anything else glued to it makes it a bad subject. */
 	if (i < len && cd_class(line[i]) != CD_CL_BLANK && line[i] != '#')

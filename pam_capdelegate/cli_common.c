@@ -105,7 +105,20 @@ void cli_print_subject(FILE *out, enum cd_subject_kind kind, const char *name)
 	}
 	if (kind == CD_SUBJECT_GROUP)
 		fputc('@', out);
-	cli_text_escape(out, name);
+	cli_print_name(out, name);
+}
+
+void cli_print_name(FILE *out, const char *name)
+{
+	size_t n = strlen(name);
+	char *form = malloc(4 * n + 4);
+	if (form == NULL) {
+		fputs("?", out);
+		return;
+	}
+	cd_name_form(form, 4 * n + 4, name, n);
+	fputs(form, out);
+	free(form);
 }
 
 void cli_json_subject(FILE *out, enum cd_subject_kind kind, const char *name)

@@ -33,6 +33,8 @@ cd_capmask cli_bounding_set(void);
 /* A policy subject as the policy spells it: name, @group or *. Text (escaped) and JSON. The
  * core only accepts plain names, but printing never relies on that. */
 void cli_print_subject(FILE *out, enum cd_subject_kind kind, const char *name);
+/* A user or group name in the policy's own form (cd_name_form: linux\040admins, CORP\alice). */
+void cli_print_name(FILE *out, const char *name);
 void cli_json_subject(FILE *out, enum cd_subject_kind kind, const char *name);
 
 /* "cap_a,cap_b" or "none" into @out (text), ["cap_a","cap_b"] (JSON). */
@@ -55,5 +57,6 @@ int cli_check_main(int argc, char **argv);
 int cli_explain_main(int argc, char **argv);
 int cli_audit_main(int argc, char **argv);
 int cli_decode_main(int argc, char **argv);
+int cli_import_main(int argc, char **argv);
 
 #endif

@@ -116,12 +116,12 @@ static int default_roots(char ***roots)
 static void print_user(const struct cd_user *u)
 {
 	fputs("user\t", stdout);
-	cli_text_escape(stdout, u->name);
+	cli_print_name(stdout, u->name);
 	printf("\t%u\t", (unsigned)u->uid);
 	for (size_t i = 0; i < u->ngroups; i++) {
 		if (i)
 			fputc(',', stdout);
-		cli_text_escape(stdout, u->groups[i]);
+		cli_print_name(stdout, u->groups[i]);
 	}
 	fputc('\n', stdout);
 }
@@ -149,7 +149,7 @@ static int explain_files(cd_capmask pi, char **paths, int npaths)
 static void explain_error(const char *name, const char *what)
 {
 	fputs("capdelegate: explain: ", stderr);
-	cli_text_escape(stderr, name);
+	cli_print_name(stderr, name);
 	fprintf(stderr, ": %s: login grants nothing\n", what);
 }
 

@@ -174,7 +174,7 @@ static int load_groups_if_needed(pam_handle_t *pamh, struct cd_user *u, const st
 		return 0;
 	char failed[CD_MAX_NAME_LEN * 4 + 8];
 	const char *key = u->failed ? u->failed : "";
-	cd_quote(failed, sizeof(failed), key, strlen(key), CD_MAX_NAME_LEN);
+	cd_name_form(failed, sizeof(failed), key, CD_MAX_NAME_LEN);
 	pam_syslog(pamh, LOG_ERR, "user=%s: cannot look up %s %s: %m: no capabilities granted",
 		   shown, u->failed_kind ? u->failed_kind : "the groups of", failed);
 	return -1;
@@ -202,7 +202,7 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 	struct cd_grant g = { 0 };
 	struct saved_grant *s = NULL;
 	char canonical[MAX_SHOWN_NAME * 4 + 8];
-	cd_quote(canonical, sizeof(canonical), u.name, strlen(u.name), MAX_SHOWN_NAME);
+	cd_name_form(canonical, sizeof(canonical), u.name, MAX_SHOWN_NAME);
 
 	cd_policy_load(&pol, o->config, &lo, &log);
 	if (load_groups_if_needed(pamh, &u, &pol, canonical) == 0 &&
@@ -343,8 +343,9 @@ static int begin(pam_handle_t *pamh, int argc, const char **argv, struct options
 		*user = NULL;
 		return -1;
 	}
-	/* The name was typed at a prompt: log it escaped, so it cannot forge log fields. */
-	cd_quote(shown, shown_size, *user, strlen(*user), MAX_SHOWN_NAME);
+	/* The name was typed at a prompt: log it in the policy's name form (every byte that is not
+	 * a name byte as \ooo), so it cannot forge log fields and reads as a policy would write it. */
+	cd_name_form(shown, shown_size, *user, MAX_SHOWN_NAME);
 	return 0;
 }
 

@@ -24,6 +24,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/lib.sh"
 # shellcheck source=tests/cli/audit-cases.sh
 . "$HERE/audit-cases.sh"
+# shellcheck source=tests/cli/import-cases.sh
+. "$HERE/import-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -792,6 +794,19 @@ t_audit_sticky_dir_not_a_finding() {
   want_text "$OUT" "finding	writable-directory	$t/sticky	none"
 }
 
+# Issue 12: names as winbind and SSSD return them, printed in the policy's own form.
+t_explain_directory_names() {
+  need_root; local p NSSDIR="$CASE_DIR/nss"
+  mkdir -p "$NSSDIR"
+  printf 'root:x:0:0::/root:/bin/sh\nCORP\\winuser:x:1008:1008::/:/bin/sh\n' >"$NSSDIR/passwd"
+  printf 'root:x:0:\nlinux admins:x:2003:CORP\\winuser\n' >"$NSSDIR/group"
+  p=$(printf '@linux\\040admins cap_net_raw\n' | policy)
+  cd_nss explain 'CORP\winuser' --config "$p" "$CASE_DIR/nss"; want_rc 0
+  want_line "$OUT" 'user\tCORP\\winuser\t1008\tlinux\\040admins'
+  want_line "$OUT" "match\t$p:1\tgroup\t@linux\\\\040admins\tcap_net_raw"
+  cd_nss check --config "$p"; want_rc 0
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
@@ -809,6 +824,7 @@ CASES=(
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
   audit_sticky_dir_not_a_finding
   explain_canonical_name explain_group_outage
+  "${IMPORT_CASES[@]}"
 )
 
 run_case() {

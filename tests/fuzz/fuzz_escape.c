@@ -292,6 +292,38 @@ static void check_utf8(const char *s, size_t len)
 	CHECK(!!cli_utf8_valid(s) == valid);
 }
 
+/* cd_name_form: printable ASCII only, and read back by the policy's own rules ("\ooo" is a
+ * byte, any other backslash is itself, '$' bare only last) it is the name again, or its cut
+ * prefix followed by "..." when longer than @max. */
+static void check_name_form(const char *s, size_t len, size_t max)
+{
+	size_t size = 4 * max + 4;
+	char *out = malloc(size);
+	CHECK(out != NULL);
+	cd_name_form(out, size, s, max);
+	size_t olen = strlen(out), n = 0;
+	CHECK(olen < size);
+	char *back = malloc(olen + 1);
+	CHECK(back != NULL);
+	int cut = olen >= 3 && len > max && strcmp(out + olen - 3, "...") == 0;
+	size_t end = cut ? olen - 3 : olen;
+	for (size_t i = 0; i < end; i++) {
+		unsigned char c = (unsigned char)out[i];
+		CHECK(c >= 0x21 && c < 0x7f);	/* no space, no control, no byte >= 0x80 */
+		CHECK(c != '$' || i == end - 1 || cut);
+		if (c == '\\' && i + 3 < end && out[i + 1] >= '0' && out[i + 1] <= '3' &&
+		    out[i + 2] >= '0' && out[i + 2] <= '7' && out[i + 3] >= '0' && out[i + 3] <= '7') {
+			back[n++] = (char)((out[i + 1] - '0') * 64 + (out[i + 2] - '0') * 8 + (out[i + 3] - '0'));
+			i += 3;
+		} else {
+			back[n++] = (char)c;
+		}
+	}
+	CHECK(cut ? (n <= len && memcmp(back, s, n) == 0) : (n == len && memcmp(back, s, n) == 0));
+	free(back);
+	free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
@@ -308,6 +340,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_utf8(s, slen);
 	check_text(s, slen);
 	check_json(s, slen);
+	check_name_form(s, slen, max);
 	free(s);
 	return 0;
 }

@@ -135,7 +135,7 @@ static uint64_t hash(const uint8_t *d, size_t n)
 
 struct ref_rule {
 	enum cd_subject_kind kind;
-	const char *name;	/* points into the text; namelen bytes */
+	char name[257];		/* decoded: "\ooo" escapes replaced by their byte */
 	size_t namelen;
 	cd_capmask caps;
 	size_t line;
@@ -146,19 +146,34 @@ static int is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* capdelegate.conf(5): letters, digits, _ . -, not starting with -, may end in $, <= 256. */
-static int good_name(const char *s, size_t len)
+/* capdelegate.conf(5): letters, digits, _ . - as they are, '@' but not first, '\' (itself
+ * unless three octal digits follow, then it is the byte they say, never NUL or a control
+ * character), '$' only last; decoded: not starting with - or @, not only "$", <= 256 bytes.
+ * Decodes @s..@len into @out; 0 if the name is not one. */
+static int good_name(const char *s, size_t len, char *out, size_t *outlen)
 {
-	if (len == 0 || len > 256 || s[0] == '-')
-		return 0;
+	size_t o = 0;
 	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			 c == '_' || c == '.' || c == '-' || (c == '$' && i == len - 1 && len > 1);
-		if (!ok)
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\\' && i + 3 < len && s[i + 1] >= '0' && s[i + 1] <= '3' && s[i + 2] >= '0' &&
+		    s[i + 2] <= '7' && s[i + 3] >= '0' && s[i + 3] <= '7') {
+			int b = (s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0');
+			if (b < 0x20 || b == 0x7f)
+				return 0;
+			c = (unsigned char)b;
+			i += 3;
+		} else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			     c == '_' || c == '.' || c == '-' || c == '\\' || (c == '@' && i > 0) ||
+			     (c == '$' && i == len - 1))) {
 			return 0;
+		}
+		if (o == 256)
+			return 0;
+		out[o++] = (char)c;
 	}
-	return 1;
+	out[o] = '\0';
+	*outlen = o;
+	return o > 0 && out[0] != '-' && out[0] != '@' && !(o == 1 && out[0] == '$');
 }
 
 /* One capability token: its bit, or abort if it is no libcap name. "none" is 0. */
@@ -203,20 +218,16 @@ static size_t ref_parse(const char *text, size_t size, struct ref_rule *out, siz
 		while (i < len && !is_blank(l[i]))
 			i++;
 		r->line = line;
-		r->name = l + s;
-		r->namelen = i - s;
-		if (r->namelen == 1 && l[s] == '*') {
+		r->namelen = 0;
+		if (i - s == 1 && l[s] == '*') {
 			r->kind = CD_SUBJECT_DEFAULT;
-			r->name = NULL;
-			r->namelen = 0;
 		} else if (l[s] == '@') {
 			r->kind = CD_SUBJECT_GROUP;
-			r->name++;
-			r->namelen--;
+			CHECK(good_name(l + s + 1, i - s - 1, r->name, &r->namelen));
 		} else {
 			r->kind = CD_SUBJECT_USER;
+			CHECK(good_name(l + s, i - s, r->name, &r->namelen));
 		}
-		CHECK(r->kind == CD_SUBJECT_DEFAULT || good_name(r->name, r->namelen));
 		/* The rest: tokens separated by commas, blanks around them. */
 		r->caps = 0;
 		size_t ntok = 0, nnone = 0;
@@ -261,8 +272,11 @@ static char *print_rules(const struct cd_policy *pol, size_t *len)
 	CHECK(f != NULL);
 	for (size_t i = 0; i < pol->nrules; i++) {
 		const struct cd_rule *r = &pol->rules[i];
+		char form[4 * 256 + 4];
+		if (r->kind != CD_SUBJECT_DEFAULT)
+			cd_name_form(form, sizeof(form), r->name, 256);
 		fprintf(f, "%s%s\t", r->kind == CD_SUBJECT_GROUP ? "@" : "",
-			r->kind == CD_SUBJECT_DEFAULT ? "*" : r->name);
+			r->kind == CD_SUBJECT_DEFAULT ? "*" : form);
 		if (r->caps == 0)
 			fputs("none", f);
 		for (int c = 0, first = 1; c < NCAPS; c++) {

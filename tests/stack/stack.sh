@@ -25,6 +25,8 @@ dave:x:1004:1004::/home/dave:/bin/sh
 erin:x:1005:1005::/home/erin:/bin/sh
 frank:x:1006:1006::/home/frank:/bin/sh
 grace:x:1007:1007::/home/grace:/bin/sh
+CORP\\winuser:x:1008:1008::/home/winuser:/bin/sh
+sue@corp.example.com:x:1009:1009::/home/sue:/bin/sh
 PW
 cat >"$work/group" <<GR
 root:x:0:
@@ -37,6 +39,7 @@ netops:x:2000:carol,dave,erin,grace
 frank:x:1006:
 grace:x:1007:
 contractors:x:2001:frank
+linux admins:x:2003:CORP\\winuser,sue@corp.example.com
 GR
 export PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR=$work/services PAM_WRAPPER_DEBUGLEVEL=2
 export NSS_WRAPPER_PASSWD=$work/passwd NSS_WRAPPER_GROUP=$work/group

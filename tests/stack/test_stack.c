@@ -425,7 +425,7 @@ static void test_unknown_user(void **state)
 	/* A name typed at the prompt cannot forge log fields or lines. */
 	login("demo", "eve granted=cap_sys_admin\nuser=x", &p, PAM_SUCCESS, PAM_SUCCESS, &o);
 	assert_true(o.inh == 0);
-	expect_log(&o, "user=eve\\x20granted=cap_sys_admin\\x0auser=x unknown to NSS");
+	expect_log(&o, "user=eve\\040granted\\075cap_sys_admin\\012user\\075x unknown to NSS");
 	/* Under strict: the strict failure from account and session, not PAM_USER_UNKNOWN. */
 	policy_service("unknown-strict", demo, 0644, "strict");
 	login("unknown-strict", "mallory", &p, PAM_PERM_DENIED, PAM_SESSION_ERR, &o);
@@ -606,6 +606,22 @@ static void test_policy_below_writable_directory_refused(void **state)
 	free(lnk);
 }
 
+/* Issue 12: names as winbind and SSSD return them, a group with a space written \040; logged
+ * in the same form. */
+static void test_directory_names(void **state)
+{
+	need_root(state);
+	policy_service("dirnames", "@linux\\040admins cap_net_raw\nsue@corp.example.com none\n", 0644, "");
+	struct outcome o;
+	login("dirnames", "CORP\\winuser", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	if (o.inh != BIT(CAP_NET_RAW))
+		fail_msg("CORP\\winuser: CapInh %llx\n%s", o.inh, o.log);
+	expect_log(&o, "user=CORP\\winuser granted=cap_net_raw via=group");
+	login("dirnames", "sue@corp.example.com", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == 0);
+	expect_log(&o, "user=sue@corp.example.com granted=none via=user");
+}
+
 /* Raw libpam in one child: pam_authenticate and pam_acct_mgmt's results for each service of
  * @svcs and each user of @users, in order, into @rcs (2 per pair). One child for them all,
  * because under valgrind every child costs a second. */
@@ -729,6 +745,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_typed_name_is_canonicalized),
 		cmocka_unit_test(test_policy_on_procfs_refused),
 		cmocka_unit_test(test_policy_below_writable_directory_refused),
+		cmocka_unit_test(test_directory_names),
 		cmocka_unit_test(test_no_control_lets_anyone_in),
 		cmocka_unit_test(test_bad_options_logged_once),
 	};

@@ -750,6 +750,18 @@ static void test_user_line_whole_name(void **state)
 	cd_policy_free(&pol);
 }
 
+/* 'none' in any letter case is 'none', refused beside a capability for that reason; a longer
+ * token that starts with it is an unknown capability (the reason test_case_insensitive_names'
+ * first line is rejected). */
+static void test_case_insensitive_none(void **state)
+{
+	(void)state;
+	expect_rejected("alice CAP_NET_RAW, None\n", 1, "'none' cannot be combined with capabilities");
+	expect_rejected("alice NONE, cap_syslog\n", 1, "'none' cannot be combined with capabilities");
+	expect_rejected("alice CAP_NET_RAW, NONE_OF_THAT_IS_NONE\n", 1,
+			"unknown capability: 'NONE_OF_THAT_IS_NONE'");
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-unit") < 0)
@@ -788,6 +800,7 @@ int main(void)
 		cmocka_unit_test_setup(test_size_judged_before_reading, setup),
 		cmocka_unit_test_setup(test_directory_of_another_owner, setup),
 		cmocka_unit_test_setup(test_user_line_whole_name, setup),
+		cmocka_unit_test_setup(test_case_insensitive_none, setup),
 	};
 	int rc = cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 	char *cmd;

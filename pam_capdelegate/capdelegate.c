@@ -20,6 +20,7 @@ static const char usage[] =
 	"  audit   [--config FILE] [--json] [--processes] [--threads N] [PATH...]\n"
 	"                                                 capability files, who gains what, findings\n"
 	"  decode  HEX                                    decode a raw security.capability value\n"
+	"  import-pam-cap [FILE]                          translate pam_cap's capability.conf\n"
 	"  help                                           this text\n"
 	"\n"
 	"Each command takes --help. Default policy: " CD_DEFAULT_CONFIG ". See capdelegate(8).\n";
@@ -32,6 +33,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "check", cli_check_main }, { "explain", cli_explain_main },
 		{ "audit", cli_audit_main }, { "decode", cli_decode_main },
+		{ "import-pam-cap", cli_import_main },
 	};
 	if (argc < 2) {
 		fputs(usage, stderr);

@@ -1,0 +1,134 @@
+# import-cases.sh: tests of `capdelegate import-pam-cap` (sourced by run.sh). pam_cap's rule, as
+# its pam_cap.c reads capability.conf: the first line with a matching word decides. The users are
+# make_nss's: alice, bob, carol, dave, root; netops = {bob, dave}.
+
+# pam_cap's file from stdin into the case directory (it need not be root-owned); prints its path.
+pam_cap_conf() { local p="$CASE_DIR/capability.conf"; cat >"$p"; echo "$p"; }
+
+# The translation (stdout of the last run) must be a policy check accepts.
+translation_checks() {
+  [ "$(id -u)" -eq 0 ] || return 0
+  local p; p=$(policy translation <"$OUT")
+  "$BIN" check --config "$p" >/dev/null 2>"$CASE_DIR/check.err" || [ $? -eq 1 ] \
+    || { cat "$CASE_DIR/check.err" >&2; fail "check rejects the translation"; }
+}
+
+t_import_debian_example() {
+  # libpam-cap's own sample (Debian installs it as the default file): one "none *" line.
+  local f=/etc/security/capability.conf
+  [ -f /usr/share/pam-configs/capability ] && [ -f "$f" ] || skip "libpam-cap's sample $f not installed"
+  cd_nss import-pam-cap; want_rc 0
+  want_line "$OUT" "*               none"
+  want_line "$OUT" "#cap_setfcap		morgan"	# comments kept as they are
+  [ "$(grep -c '^#' "$OUT")" -eq $(( $(grep -c '^#' "$f") + 1 )) ] || fail "a comment was lost"
+  want_text "$ERR" "summary: $f: 0 differences in the file, 0 known users get another set"
+  translation_checks
+}
+
+# The constructs capability.conf(5)'s EXAMPLES show, with this suite's users: names, numbers,
+# several users on a line, a user matched twice (only the first applies), none, a "*" line last.
+t_import_manpage_shapes() {
+  local p; p=$(pam_cap_conf <<'EOF'
+# Simple
+cap_sys_ptrace		carol
+cap_net_raw			alice
+# Several capabilities, by name and by number
+cap_net_admin,cap_net_raw	bob
+12,13			dave
+# alice matched above: pam_cap never reads this line for her
+5,12,13			alice
+none				root
+cap_setpcap			*
+EOF
+)
+  cd_nss import-pam-cap "$p"; want_rc 0
+  want_line "$OUT" "carol           cap_sys_ptrace"
+  want_line "$OUT" "dave            cap_net_admin,cap_net_raw"
+  want_line "$OUT" "root            none"
+  want_line "$OUT" "*               cap_setpcap"
+  want_line "$OUT" "# (matched earlier) alice cap_kill,cap_net_admin,cap_net_raw"
+  no_line "$OUT" "alice           cap_kill,cap_net_admin,cap_net_raw"
+  want_text "$ERR" "$p:8: 'alice' was matched on an earlier line"
+  want_text "$ERR" "0 differences in the file, 0 known users get another set"
+  translation_checks
+}
+
+# First match against union by precedence: every user whose set changes is named, with both sides.
+# A word after a "*" line never applies (commented out, not a difference).
+t_import_first_match_vs_union() {
+  local p; p=$(printf 'cap_net_raw @netops\ncap_net_admin bob\ncap_kill @dave\ncap_syslog *\ncap_sys_time alice\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_line "$OUT" "@netops         cap_net_raw"
+  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_net_raw ($p:1); capdelegate gives cap_net_admin ($p:2: user lines)"
+  want_line "$ERR" "capdelegate: difference: user dave: pam_cap gives cap_net_raw ($p:1); capdelegate gives cap_kill,cap_net_raw ($p:1,3: group lines)"
+  want_line "$OUT" "# (matched earlier) alice cap_sys_time"
+  want_text "$ERR" "$p:5: 'alice' comes after a '*' line"
+  no_text "$ERR" "user alice:"; no_text "$ERR" "user carol:"; no_text "$ERR" "user root:"
+  want_text "$ERR" "0 differences in the file, 2 known users get another set"
+  translation_checks
+}
+
+# all, ^cap (ambient) and !cap (bounding) have no equivalent: listed, never guessed.
+t_import_all_ambient_bounding() {
+  local p; p=$(printf 'all carol\n^cap_net_raw alice\n!cap_sys_admin,cap_syslog bob\nnone dave\ncap_kill *\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_line "$OUT" "# pam_cap: all carol"; no_match "$OUT" "^carol"
+  want_text "$ERR" "$p:1: 'all' leaves the inheritable set as login holds it: no equivalent"
+  want_line "$OUT" "alice           cap_net_raw"
+  want_text "$ERR" "$p:2: ^ (ambient) cap_net_raw: no equivalent"
+  want_line "$OUT" "bob             cap_syslog"
+  want_text "$ERR" "$p:3: ! (bounding set drop) cap_sys_admin: no equivalent"
+  want_line "$OUT" "dave            none"
+  want_line "$ERR" "capdelegate: difference: user carol: pam_cap leaves login's set ($p:1: all); capdelegate gives cap_kill ($p:5: default lines)"
+  want_line "$ERR" "capdelegate: difference: user alice: pam_cap gives cap_net_raw, ambient cap_net_raw ($p:2); capdelegate gives cap_net_raw ($p:2: user lines)"
+  want_text "$ERR" "user bob: pam_cap gives cap_syslog, drops from the bounding set cap_sys_admin ($p:3)"
+  no_text "$ERR" "user dave:"
+  want_text "$ERR" "3 differences in the file, 3 known users get another set"
+  translation_checks
+}
+
+# pam_cap's fgets reads 4095 bytes at a time: the rest of a long line is a line of its own whose
+# first word is taken as capabilities (the over-grant). The translation keeps the whole line.
+t_import_long_line() {
+  local p
+  p=$(python3 -c 'import sys; l="cap_net_raw alice"; sys.stdout.write(l + " " * (4095 - len(l)) + "cap_sys_admin bob\n")' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_text "$ERR" "$p:1: line of 4113 bytes: pam_cap reads it in pieces of 4095 bytes"
+  want_line "$OUT" "bob             cap_net_raw"
+  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_sys_admin ($p:1); capdelegate gives cap_net_raw ($p:1: user lines)"
+  no_text "$ERR" "user alice:"
+  translation_checks
+}
+
+# pam_cap's words: no comment after the first column, any word's text after its first byte
+# names a group (xnetops matches netops), '\r' is no blank, an IAB text libcap refuses still
+# stops the search, a capability in the user column is a user.
+t_import_pam_cap_words() {
+  local p; p=$(printf 'cap_syslog xnetops # for the ops\ncap_net_raw carol\r\ncap_bogus root\ncap_net_raw, cap_kill alice\ncap_net_admin *\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_line "$OUT" "xnetops         cap_syslog"
+  want_line "$OUT" "# for the ops"
+  want_text "$ERR" "$p:1: pam_cap reads no comment here: '#' 'for' 'the' 'ops'"
+  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_syslog ($p:1); capdelegate gives cap_net_admin ($p:5: default lines)"
+  want_text "$ERR" "$p:2: 'carol\\x0d' is no name capdelegate.conf(5) can write"
+  no_text "$ERR" "difference: user carol"	# pam_cap matches no carol\r for carol, nor does the translation
+  want_line "$OUT" "# pam_cap: cap_bogus root"
+  want_text "$ERR" "$p:3: libcap cannot parse the capability text"
+  want_line "$ERR" "capdelegate: difference: user root: pam_cap leaves login's set ($p:3: unparsable); capdelegate gives cap_net_admin ($p:5: default lines)"
+  want_text "$ERR" "$p:4: 'cap_kill' is a capability in the user column"
+  want_line "$OUT" "alice           cap_net_raw"
+  translation_checks
+}
+
+t_import_errors() {
+  cd_nss import-pam-cap "$CASE_DIR/missing.conf"; want_rc 2
+  want_text "$ERR" "$CASE_DIR/missing.conf: No such file or directory"
+  cd_nss import-pam-cap a b; want_rc 2; want_text "$ERR" "usage: capdelegate import-pam-cap"
+  cd_nss import-pam-cap --frob; want_rc 2; want_text "$ERR" "bad option '--frob'"
+  cd_nss import-pam-cap --help; want_rc 0; want_text "$OUT" "usage: capdelegate import-pam-cap"
+}
+
+IMPORT_CASES=(
+  import_debian_example import_manpage_shapes import_first_match_vs_union
+  import_all_ambient_bounding import_long_line import_pam_cap_words import_errors
+)

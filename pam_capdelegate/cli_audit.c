@@ -25,7 +25,7 @@ static const char usage[] =
 	"  --config FILE   policy (default " CD_DEFAULT_CONFIG ")\n"
 	"  --json          one JSON document (schema in capdelegate(8))\n"
 	"  --processes     also list running processes with a non-empty inheritable set\n"
-	"  --threads N     walk with N threads, 1 to 16 (default: one per online CPU)\n"
+	"  --threads N     walk with N threads, 1 to 16 (default: one per usable CPU)\n"
 	"  --all-fs        also enter pseudo and remote filesystems\n";
 
 const char *cli_errno_name(int err)

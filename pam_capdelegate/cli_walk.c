@@ -823,9 +823,13 @@ static int prepare_roots(struct walker *w, struct root *rs, char **roots, int nr
 
 /* ---- the whole scan ---------------------------------------------------------------------- */
 
+/* One thread per CPU this process may run on (a cpuset or taskset may allow fewer than are
+ * online). */
 static int default_threads(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	long n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) :
+		 sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > CLI_WALK_MAX_THREADS ? CLI_WALK_MAX_THREADS : (int)n;
 }
 

@@ -71,7 +71,7 @@ struct cli_scan {
 	size_t nerrors, nvanished, errors_cap, vanished_cap;
 	struct cli_dirnote **dirnotes;	/* every note made, to free them */
 	size_t ndirnotes, dirnotes_cap;
-	int threads;		/* worker threads; 0: one per online CPU, at most CLI_WALK_MAX_THREADS */
+	int threads;		/* worker threads; 0: one per usable CPU, at most CLI_WALK_MAX_THREADS */
 };
 
 enum cli_walk_flags {

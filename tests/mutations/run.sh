@@ -39,6 +39,7 @@ die() { printf 'mutate: %s\n' "$*" >&2; exit 2; }
 sync_tree() {
   mkdir -p "$SRC" "$BLD"
   local f
+  git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || die "$ROOT is not a git checkout: no file list"
   (cd "$ROOT" && git ls-files -co --exclude-standard) | grep -v '^crash-' | while read -r f; do
     [ -f "$ROOT/$f" ] || continue
     # not cp -p: a fresh mtime makes make rebuild what a stopped run left mutated
@@ -148,7 +149,7 @@ main() {
   log "baseline: ${#CHECKS[@]} checks on the unmutated tree"
   baseline
   local killed=0 survived=0 n=0 file by c kind name cmd t killer
-  rm -f "$MUT/killers.new"
+  rm -f "$MUT/killers.new" "$MUT"/*.make.log
   for m in "${muts[@]}"; do
     name=$(basename "$m" .mut); n=$((n + 1)); t=$(date +%s)
     file=$(python3 "$HERE/apply.py" --file "$m") || { by="BROKEN (cannot read)"; file=; }
@@ -183,7 +184,11 @@ main() {
   done
   build || true   # leave the scratch build unmutated
   # The next run tries each mutant's killer first: same verdicts, found sooner.
-  [ ! -f "$MUT/killers.new" ] || { cat "$MUT/killers.new" "$MUT/killers" 2>/dev/null | sort -s -u -t '	' -k1,1 >"$MUT/killers.tmp"; mv "$MUT/killers.tmp" "$MUT/killers"; rm -f "$MUT/killers.new"; }
+  if [ -f "$MUT/killers.new" ]; then
+    touch "$MUT/killers"
+    sort -s -u -t '	' -k1,1 "$MUT/killers.new" "$MUT/killers" >"$MUT/killers.tmp"
+    mv "$MUT/killers.tmp" "$MUT/killers"; rm -f "$MUT/killers.new"
+  fi
   log "done"
   echo "mutation: $killed killed, $survived survived of $n"
 }

@@ -1,11 +1,10 @@
 /*
- * cd_policy.c - read capdelegate.conf(5) into rules.
+ * cd_policy.c - the lines of capdelegate.conf(5) into rules (the files are cd_load.c's).
  *
- * Every byte is treated as hostile: the file must be safe (regular, root-owned, not writable by
- * group or others, at most 1 MiB), every line is validated, and one bad line rejects the whole
+ * Every byte is treated as hostile: every line is validated, and one bad line rejects the whole
  * policy, because a policy that is half understood can grant what its author did not mean (the
- * over-grant pam_cap's fixed 4096-byte fgets produces is the cautionary tale). The file is read
- * whole into one buffer, so a line is never split.
+ * over-grant pam_cap's fixed 4096-byte fgets produces is the cautionary tale). Each file is
+ * parsed whole from one buffer, so a line is never split.
  */
 #include "config.h"
 
@@ -18,25 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cd_policy.h"
-#include "cd_safe.h"
+#include "cd_parse.h"
 
-/* Enough to fix a file; a hostile file must not flood syslog. */
-#define MAX_REPORTED_ERRORS 10
 /* How much of an offending token an error message shows. */
 #define MAX_QUOTED 48
-
-struct parser {
-	struct cd_policy *pol;
-	const struct cd_load_opts *opts;
-	struct cd_log *log;
-	size_t rules_alloc;
-	int out_of_memory;
-	struct cd_cap_memo memo;
-	const char *last_caps;	/* the last CAPABILITIES field that parsed, and its mask */
-	size_t last_caps_len;
-	cd_capmask last_mask;
-};
 
 /* Policies repeat whole fields ("cap_net_raw" on line after line): a field byte for byte equal
  * to the last one that parsed has the same meaning, and is not scanned again. */
@@ -77,14 +61,14 @@ const char *cd_status_str(enum cd_status st)
 static void syntax_error(struct parser *p, size_t line, const char *why, const char *tok, size_t len)
 {
 	p->pol->nerrors++;
-	if (p->pol->nerrors > MAX_REPORTED_ERRORS)
+	if (p->pol->nerrors > CD_MAX_REPORTED_ERRORS)
 		return;
 	if (tok != NULL && len > 0) {
 		char quoted[MAX_QUOTED * 4 + 8];
 		cd_quote(quoted, sizeof(quoted), tok, len, MAX_QUOTED);
-		cd_log(p->log, LOG_ERR, "%s:%zu: %s: '%s'", p->pol->shown, line, why, quoted);
+		cd_log(p->log, LOG_ERR, "%s:%zu: %s: '%s'", p->shown, line, why, quoted);
 	} else {
-		cd_log(p->log, LOG_ERR, "%s:%zu: %s", p->pol->shown, line, why);
+		cd_log(p->log, LOG_ERR, "%s:%zu: %s", p->shown, line, why);
 	}
 }
 
@@ -103,7 +87,8 @@ static int keep_rule(struct parser *p, const struct cd_rule *tmp)
 		p->rules_alloc = n;
 	}
 	struct cd_rule *r = &pol->rules[pol->nrules];
-	*r = *tmp;	/* the name points into pol->text, NUL-terminated in place */
+	*r = *tmp;	/* the name points into its file's text, NUL-terminated in place */
+	r->file = p->shown;
 	pol->nrules++;
 	return 0;
 }
@@ -241,224 +226,25 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 		p->out_of_memory = 1;
 }
 
-static void log_unsafe_path(const struct cd_policy *pol, const struct cd_safe_why *why,
-			    struct cd_log *log)
+/* Every line of @text (@len bytes, text[len] == '\0'); a NUL byte anywhere in a line rejects
+ * it (one memchr over the file tells whether any line needs the check). Errors are counted in
+ * pol->nerrors; 0, or -1 when memory ran out. */
+int cd_parse_text(struct parser *p, char *text, size_t len)
 {
-	char where[sizeof(why->where) * 4 + 8];
-	cd_quote(where, sizeof(where), why->where, strlen(why->where), sizeof(why->where));
-	if (why->fs != NULL)
-		cd_log(log, LOG_ERR, "%s: unsafe policy file (%s %s: %s): policy rejected, "
-		       "no capabilities granted", pol->shown, where, why->what, why->fs);
-	else
-		cd_log(log, LOG_ERR, "%s: unsafe policy file (%s %s; owner uid %u, mode %04o): "
-		       "policy rejected, no capabilities granted", pol->shown, where, why->what,
-		       (unsigned)why->uid, why->mode);
-}
-
-/* Open the resolved path through safe directories only (cd_safe.c), without hanging on a FIFO
- * (O_NONBLOCK), then judge the file we actually opened: checking the path first and opening
- * second would be a race. */
-static enum cd_status open_policy(struct cd_policy *pol, const struct cd_load_opts *opts,
-				  size_t max_bytes, struct cd_log *log, int *fdp, size_t *sizep)
-{
-	int fd;
-	struct cd_safe_why why;
-	int safe = cd_open_safe(pol->path, opts->owner, &fd, &why);
-	if (safe == 0) {
-		log_unsafe_path(pol, &why, log);
-		return CD_POLICY_UNSAFE;
-	}
-	if (safe < 0) {
-		if (errno == ENOENT) {
-			cd_log(log, LOG_WARNING, "%s: policy file missing: no capabilities granted", pol->shown);
-			return CD_POLICY_MISSING;
-		}
-		cd_log(log, LOG_ERR, "%s: cannot open: %m: no capabilities granted", pol->shown);
-		return CD_POLICY_SYSERR;
-	}
-	struct stat st;
-	const char *unsafe = NULL;
-	if (fstat(fd, &st) < 0) {
-		cd_log(log, LOG_ERR, "%s: cannot stat: %m: no capabilities granted", pol->shown);
-		close(fd);
-		return CD_POLICY_SYSERR;
-	}
-	if (!S_ISREG(st.st_mode))
-		unsafe = "not a regular file";
-	else if (st.st_uid != opts->owner)
-		unsafe = "not owned by root";
-	else if (st.st_mode & (S_IWGRP | S_IWOTH))
-		unsafe = "writable by group or others";
-	else if ((size_t)st.st_size > max_bytes)
-		unsafe = "larger than the size limit";
-	if (unsafe != NULL) {
-		cd_log(log, LOG_ERR, "%s: unsafe policy file (%s; owner uid %u, mode %04o, %lld bytes): "
-		       "policy rejected, no capabilities granted", pol->shown, unsafe,
-		       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), (long long)st.st_size);
-		close(fd);
-		return CD_POLICY_UNSAFE;
-	}
-	*fdp = fd;
-	*sizep = (size_t)st.st_size;
-	return CD_POLICY_OK;
-}
-
-static void drop_rules(struct cd_policy *pol)
-{
-	free(pol->rules);
-	pol->rules = NULL;
-	pol->nrules = 0;
-}
-
-/* The whole file in one buffer (it is at most max_bytes), plus a NUL after the last byte so
- * that the last line ends like the others. A file that grows past the limit while it is read
- * gets the same verdict as a big one. */
-static enum cd_status read_all(struct parser *p, int fd, size_t size, size_t max_bytes,
-			       char **textp, size_t *lenp)
-{
-	size_t alloc = (size < max_bytes ? size : max_bytes) + 2, len = 0;
-	char *text = malloc(alloc);
-	for (;;) {
-		if (text == NULL)
-			return CD_POLICY_SYSERR;
-		ssize_t n = read(fd, text + len, alloc - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			free(text);
-			cd_log(p->log, LOG_ERR, "%s: read error: %m: no capabilities granted", p->pol->shown);
-			return CD_POLICY_SYSERR;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > max_bytes) {
-			free(text);
-			cd_log(p->log, LOG_ERR, "%s: larger than the size limit (%zu bytes) while reading: "
-			       "policy rejected, no capabilities granted", p->pol->shown, max_bytes);
-			return CD_POLICY_UNSAFE;
-		}
-		if (len == alloc - 1) {	/* it grew since fstat: read on, up to the limit */
-			size_t more = alloc * 2 < max_bytes + 2 ? alloc * 2 : max_bytes + 2;
-			char *bigger = realloc(text, more);
-			if (bigger == NULL)
-				free(text);
-			text = bigger;
-			alloc = more;
-		}
-	}
-	text[len] = '\0';
-	*textp = text;
-	*lenp = len;
-	return CD_POLICY_OK;
-}
-
-/* Every line of @text; a NUL byte anywhere in a line rejects it (one memchr over the file
- * tells whether any line needs the check). */
-static enum cd_status parse_text(struct parser *p, char *text, size_t len)
-{
-	struct cd_policy *pol = p->pol;
 	int has_nul = memchr(text, '\0', len) != NULL;
 	char *line = text, *end = text + len;
+	size_t lineno = 0;
 
 	while (line < end && !p->out_of_memory) {
 		char *nl = memchr(line, '\n', (size_t)(end - line));
 		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
-		pol->nlines++;
+		lineno++;
 		if (has_nul && memchr(line, '\0', n) != NULL)
-			syntax_error(p, pol->nlines, "NUL byte in line", NULL, 0);
+			syntax_error(p, lineno, "NUL byte in line", NULL, 0);
 		else
-			parse_line(p, pol->nlines, line, n);
+			parse_line(p, lineno, line, n);
 		line += n + 1;
 	}
-	if (p->out_of_memory) {
-		cd_log(p->log, LOG_ERR, "%s: out of memory: no capabilities granted", pol->shown);
-		return CD_POLICY_SYSERR;
-	}
-	if (pol->nerrors > 0) {
-		if (pol->nerrors > MAX_REPORTED_ERRORS)
-			cd_log(p->log, LOG_ERR, "%s: %zu more errors not shown", pol->shown,
-			       pol->nerrors - MAX_REPORTED_ERRORS);
-		cd_log(p->log, LOG_ERR, "%s: policy rejected (%zu error%s): no capabilities granted",
-		       pol->shown, pol->nerrors, pol->nerrors == 1 ? "" : "s");
-		return CD_POLICY_SYNTAX;
-	}
-	return CD_POLICY_OK;
-}
-
-static const struct cd_load_opts default_opts = { .owner = 0 };
-
-/* Start @pol for the file @path (the name messages use). -1 when memory runs out. */
-static int init_policy(struct cd_policy *pol, const char *path)
-{
-	memset(pol, 0, sizeof(*pol));
-	pol->path = strdup(path);
-	/* Paths come from options and command lines: print them escaped like any other input. */
-	size_t plen = strlen(path);
-	pol->shown = malloc(plen * 4 + 8);
-	if (pol->path == NULL || pol->shown == NULL)
-		return -1;
-	cd_quote(pol->shown, plen * 4 + 8, path, plen, plen);
-	return 0;
-}
-
-static enum cd_status finish(struct parser *p, size_t len)
-{
-	struct cd_policy *pol = p->pol;
-	if (pol->status == CD_POLICY_OK)
-		pol->status = parse_text(p, pol->text, len);
-	if (pol->status != CD_POLICY_OK)
-		drop_rules(pol);
-	return pol->status;
-}
-
-enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
-			      const struct cd_load_opts *opts, struct cd_log *log)
-{
-	int fd = -1;
-	size_t size = 0, len = 0;
-
-	if (opts == NULL)
-		opts = &default_opts;
-	size_t max_bytes = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES;
-	if (init_policy(pol, path) < 0)
-		return pol->status = CD_POLICY_SYSERR;
-	pol->status = open_policy(pol, opts, max_bytes, log, &fd, &size);
-	if (pol->status != CD_POLICY_OK)
-		return pol->status;
-
-	struct parser p = { .pol = pol, .opts = opts, .log = log, .memo = { .cap = -1 } };
-	pol->status = read_all(&p, fd, size, max_bytes, &pol->text, &len);
-	close(fd);
-	return finish(&p, len);
-}
-
-enum cd_status cd_policy_parse(struct cd_policy *pol, const char *name, const char *text, size_t len,
-			       const struct cd_load_opts *opts, struct cd_log *log)
-{
-	if (opts == NULL)
-		opts = &default_opts;
-	size_t max_bytes = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES;
-	if (init_policy(pol, name) < 0)
-		return pol->status = CD_POLICY_SYSERR;
-	struct parser p = { .pol = pol, .opts = opts, .log = log, .memo = { .cap = -1 } };
-	if (len > max_bytes) {
-		cd_log(log, LOG_ERR, "%s: larger than the size limit (%zu bytes): policy rejected, "
-		       "no capabilities granted", pol->shown, max_bytes);
-		return pol->status = CD_POLICY_UNSAFE;
-	}
-	if ((pol->text = malloc(len + 1)) == NULL)
-		return pol->status = CD_POLICY_SYSERR;
-	memcpy(pol->text, text, len);
-	pol->text[len] = '\0';	/* the sentinel parse_line relies on */
-	return finish(&p, len);
-}
-
-void cd_policy_free(struct cd_policy *pol)
-{
-	drop_rules(pol);
-	free(pol->text);
-	free(pol->path);
-	free(pol->shown);
-	pol->path = pol->shown = pol->text = NULL;
+	p->pol->nlines += lineno;
+	return p->out_of_memory ? -1 : 0;
 }

@@ -15,6 +15,8 @@
 #include "cd_log.h"
 
 #define CD_DEFAULT_CONFIG "/etc/security/capdelegate.conf"
+/* Drop-in files, *.conf, read after the main file in byte order. */
+#define CD_DEFAULT_CONFDIR "/etc/security/capdelegate.d"
 /* A policy is a short list of rules; anything larger is more likely an attack or an accident. */
 #define CD_MAX_POLICY_BYTES (1024 * 1024)
 /* LOGIN_NAME_MAX on Linux: no user or group name is longer. */
@@ -34,7 +36,8 @@ struct cd_rule {
 	enum cd_subject_kind kind;
 	char *name;		/* user or group name; NULL for the default rule */
 	cd_capmask caps;	/* empty for "none" */
-	size_t line;		/* 1-based line number in the policy file */
+	size_t line;		/* 1-based line number in its file */
+	const char *file;	/* its file, as messages print it (cd_quote); owned by the policy */
 };
 
 enum cd_status {
@@ -51,25 +54,38 @@ typedef int (*cd_rule_filter)(const struct cd_rule *rule, void *arg);
 
 struct cd_load_opts {
 	uid_t owner;		/* the required owner of the file: 0, except in unprivileged unit tests */
-	size_t max_bytes;	/* 0 means CD_MAX_POLICY_BYTES */
+	size_t max_bytes;	/* all files together; 0 means CD_MAX_POLICY_BYTES */
+	const char *confdir;	/* drop-in directory; NULL or "" reads none */
 	cd_rule_filter keep;	/* NULL keeps every rule */
 	void *keep_arg;
 };
 
-struct cd_policy {
-	char *text;		/* the file's bytes; rule names point into it */
+/* One file of the policy: the main file or a drop-in. */
+struct cd_source {
 	char *path;
 	char *shown;		/* the path as messages print it: escaped (cd_quote) */
-	enum cd_status status;
-	size_t nerrors;		/* syntax errors found (each logged as FILE:LINE: message) */
-	struct cd_rule *rules;	/* kept rules, in file order */
-	size_t nrules;
-	size_t nlines;		/* lines read */
+	char *text;		/* its bytes; rule names point into them */
 };
 
-/* Read and validate the whole policy. Errors are logged through @log; any error leaves
- * status != CD_POLICY_OK and nrules == 0, so nothing can be granted from a rejected policy.
- * Returns status. */
+struct cd_policy {
+	char *path;		/* the main file */
+	char *shown;		/* the same, as messages print it (cd_quote) */
+	enum cd_status status;
+	size_t nerrors;		/* syntax errors found (each logged as FILE:LINE: message) */
+	struct cd_rule *rules;	/* kept rules, in the order read */
+	size_t nrules;
+	size_t nlines;		/* lines read, all files */
+	struct cd_source *sources;	/* the main file first, then each drop-in read */
+	size_t nsources;
+	char **ignored;		/* drop-in directory entries not read (not *.conf, dotfiles) */
+	size_t nignored;
+};
+
+/* Read and validate the whole policy: the main file @path, then opts->confdir's *.conf files
+ * in byte order. Errors are logged through @log; any error in any file leaves status !=
+ * CD_POLICY_OK and nrules == 0, so nothing can be granted from a rejected policy. A missing
+ * main file grants nothing (CD_POLICY_MISSING), whatever the drop-ins say; a missing drop-in
+ * directory is no error. Returns status. */
 enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 			      const struct cd_load_opts *opts, struct cd_log *log);
 /* The same parse of @len bytes already in memory, named @name in messages: no file, so no

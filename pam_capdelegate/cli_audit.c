@@ -374,7 +374,7 @@ int cli_audit_main(int argc, char **argv)
 	if (flags < 0)
 		return CLI_ERROR;
 	/* A rejected policy grants nothing at login: audit on with no rules, and say so. */
-	enum cd_status st = cli_load_policy(&a.pol, a.config);
+	enum cd_status st = cli_load_policy(&a.pol, a.config, NULL);
 	a.bound = cli_bounding_set();
 	int scanned = cli_scan_roots(&a.scan, a.roots, a.nroots, flags);
 	a.incomplete = scanned != 0;

@@ -42,11 +42,11 @@ static cd_capmask risky_mask(void)
 	return m;
 }
 
-static void warn_rule(const struct cd_policy *pol, const struct cd_rule *r, const char *msg,
+static void warn_rule(const struct cd_rule *r, const char *msg,
 		      cd_capmask caps)
 {
 	fputs("capdelegate: warning: ", stderr);
-	cli_text_escape(stderr, pol->path);
+	fputs(r->file, stderr);	/* the main file or a drop-in, escaped by the core */
 	fprintf(stderr, ":%zu: %s", r->line, msg);
 	if (caps) {
 		fputs(": ", stderr);
@@ -55,19 +55,19 @@ static void warn_rule(const struct cd_policy *pol, const struct cd_rule *r, cons
 	fputc('\n', stderr);
 }
 
-static size_t check_rule(const struct cd_policy *pol, const struct cd_rule *r, cd_capmask risky)
+static size_t check_rule(const struct cd_rule *r, cd_capmask risky)
 {
 	size_t warnings = 0;
 	if (r->kind == CD_SUBJECT_USER && getpwnam(r->name) == NULL) {
-		warn_rule(pol, r, "user unknown to NSS (the line never matches)", 0);
+		warn_rule(r, "user unknown to NSS (the line never matches)", 0);
 		warnings++;
 	}
 	if (r->kind == CD_SUBJECT_GROUP && getgrnam(r->name) == NULL) {
-		warn_rule(pol, r, "group unknown to NSS (the line never matches)", 0);
+		warn_rule(r, "group unknown to NSS (the line never matches)", 0);
 		warnings++;
 	}
 	if (r->caps & risky) {
-		warn_rule(pol, r, "grants capabilities that lead to full root", r->caps & risky);
+		warn_rule(r, "grants capabilities that lead to full root", r->caps & risky);
 		warnings++;
 	}
 	return warnings;
@@ -88,11 +88,11 @@ static int subject_cmp(const void *x, const void *y)
 	int c = a->kind == CD_SUBJECT_DEFAULT ? 0 : strcmp(a->name, b->name);
 	if (c != 0)
 		return c;
-	return a->line < b->line ? -1 : a->line > b->line;
+	return a < b ? -1 : a > b;	/* read order: the main file's lines, then each drop-in's */
 }
 
 /* The rules of one subject, r[0..n) in line order: each "none" line beside a granting one. */
-static size_t warn_contradiction(const struct cd_policy *pol, const struct cd_rule **r, size_t n)
+static size_t warn_contradiction(const struct cd_rule **r, size_t n)
 {
 	const struct cd_rule *grant = NULL;
 	cd_capmask all = 0;
@@ -106,11 +106,11 @@ static size_t warn_contradiction(const struct cd_policy *pol, const struct cd_ru
 		if (r[i]->caps != 0)
 			continue;
 		fputs("capdelegate: warning: ", stderr);
-		cli_text_escape(stderr, pol->path);
+		fputs(r[i]->file, stderr);
 		fprintf(stderr, ":%zu: \"none\" for ", r[i]->line);
 		cli_print_subject(stderr, r[i]->kind, r[i]->name);
 		fputs(" contradicts ", stderr);
-		cli_text_escape(stderr, pol->path);
+		fputs(grant->file, stderr);
 		fprintf(stderr, ":%zu: a subject's lines add up, so the lines of ", grant->line);
 		cli_print_subject(stderr, r[i]->kind, r[i]->name);
 		fputs(" grant ", stderr);
@@ -136,18 +136,31 @@ static size_t check_contradictions(const struct cd_policy *pol)
 	for (size_t i = 0, j; i < pol->nrules; i = j) {
 		for (j = i + 1; j < pol->nrules && same_subject(r[i], r[j]); j++)
 			continue;
-		warnings += warn_contradiction(pol, r + i, j - i);
+		warnings += warn_contradiction(r + i, j - i);
 	}
 	free(r);
 	return warnings;
 }
 
+/* Entries of the drop-in directory the module does not read (editor backups, dotfiles, files
+ * not named *.conf): an administrator who meant one of them should see that it is not read. */
+static void list_ignored(const struct cd_policy *pol, const char *dir)
+{
+	for (size_t i = 0; i < pol->nignored; i++) {
+		fputs("capdelegate: note: ", stderr);
+		cli_text_escape(stderr, dir);
+		fputc('/', stderr);
+		cli_text_escape(stderr, pol->ignored[i]);
+		fputs(": not read (drop-ins are NAME.conf, not dotfiles)\n", stderr);
+	}
+}
+
 int cli_check_main(int argc, char **argv)
 {
-	const char *config = NULL;
+	const char *config = NULL, *confdir = NULL;
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
-	int first = cli_parse_config_opt(argc, argv, usage, &config);
+	int first = cli_parse_config_opt(argc, argv, usage, &config, &confdir);
 	if (first < 0)
 		return CLI_ERROR;
 	if (first < argc) {
@@ -155,12 +168,13 @@ int cli_check_main(int argc, char **argv)
 		return CLI_ERROR;
 	}
 	struct cd_policy pol;
-	enum cd_status st = cli_load_policy(&pol, config);
+	enum cd_status st = cli_load_policy(&pol, config, confdir);
 	size_t warnings = 0;
 	cd_capmask risky = risky_mask();
 	for (size_t i = 0; i < pol.nrules; i++)
-		warnings += check_rule(&pol, &pol.rules[i], risky);
+		warnings += check_rule(&pol.rules[i], risky);
 	warnings += check_contradictions(&pol);
+	list_ignored(&pol, confdir ? confdir : CD_DEFAULT_CONFDIR);
 	cli_text_escape(stdout, pol.path);
 	if (st != CD_POLICY_OK)
 		printf(": %s: the module grants nothing\n", cd_status_str(st));

@@ -13,12 +13,12 @@
 #include "cli_common.h"
 #include "cli_out.h"
 
-enum cd_status cli_load_policy(struct cd_policy *pol, const char *path)
+enum cd_status cli_load_policy(struct cd_policy *pol, const char *path, const char *confdir)
 {
 	/* No pam handle, no sink: the core writes FILE:LINE: message to stderr, the same text the
 	 * module sends to syslog. */
 	struct cd_log log = { 0 };
-	struct cd_load_opts opts = { .owner = 0 };
+	struct cd_load_opts opts = { .owner = 0, .confdir = confdir ? confdir : CD_DEFAULT_CONFDIR };
 	return cd_policy_load(pol, path ? path : CD_DEFAULT_CONFIG, &opts, &log);
 }
 
@@ -143,18 +143,23 @@ void cli_bad_option(char **argv, const char *usage)
 	fputs(usage, stderr);
 }
 
-int cli_parse_config_opt(int argc, char **argv, const char *usage, const char **config)
+int cli_parse_config_opt(int argc, char **argv, const char *usage, const char **config,
+			 const char **confdir)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' }, { NULL, 0, NULL, 0 },
+		{ "config", required_argument, NULL, 'c' }, { "confdir", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
-		if (c != 'c') {
+		if (c == 'c')
+			*config = optarg;
+		else if (c == 'd')
+			*confdir = optarg;
+		else {
 			cli_bad_option(argv, usage);
 			return -1;
 		}
-		*config = optarg;
 	}
 	return optind;
 }

@@ -13,8 +13,9 @@
 /* Exit codes of check and audit: clean, warnings/findings, errors. */
 enum { CLI_OK = 0, CLI_WARN = 1, CLI_ERROR = 2 };
 
-/* Load @path (CD_DEFAULT_CONFIG if NULL), errors on stderr as FILE:LINE: message. */
-enum cd_status cli_load_policy(struct cd_policy *pol, const char *path);
+/* Load @path (CD_DEFAULT_CONFIG if NULL) and the drop-ins of @confdir (CD_DEFAULT_CONFDIR if
+ * NULL, none if ""), as the module does; errors on stderr as FILE:LINE: message. */
+enum cd_status cli_load_policy(struct cd_policy *pol, const char *path, const char *confdir);
 
 /* What a process with inheritable set @pi gains by executing a file with @f, per
  * security/commoncap.c (bprm_caps_from_vfs_caps): pP' = (X & fP) | (pI & fI), pE' = fE ? pP' : 0.
@@ -41,9 +42,10 @@ void cli_json_subject(FILE *out, enum cd_subject_kind kind, const char *name);
 void cli_print_caps(FILE *out, cd_capmask m);
 void cli_json_caps(FILE *out, cd_capmask m);
 
-/* Options of check and explain: --config FILE only. Returns the index of the first operand,
+/* Options of check and explain: --config FILE and --confdir DIR. Returns the index of the first operand,
  * or -1 (usage printed) on an unknown option. */
-int cli_parse_config_opt(int argc, char **argv, const char *usage, const char **config);
+int cli_parse_config_opt(int argc, char **argv, const char *usage, const char **config,
+			 const char **confdir);
 
 /* After getopt_long returned '?': name the bad option, escaped, then print @usage. opterr is
  * 0 (capdelegate.c): getopt's own message would echo the argument's bytes raw. */

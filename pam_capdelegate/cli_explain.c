@@ -23,12 +23,12 @@ static const char usage[] =
 	"pP' = (X & fP) | (pI & fI), pE' = fE ? pP' : 0 (X: the bounding set).\n"
 	"Exit 0; 2 if USER is unknown or the policy is rejected (login then grants nothing).\n";
 
-static void print_matches(const struct cd_policy *pol, const struct cd_grant *g)
+static void print_matches(const struct cd_grant *g)
 {
 	for (size_t i = 0; i < g->nmatched; i++) {
 		const struct cd_rule *r = g->matched[i];
 		fputs("match\t", stdout);
-		cli_text_escape(stdout, pol->path);
+		fputs(r->file, stdout);	/* the main file or a drop-in, escaped by the core */
 		printf(":%zu\t%s\t", r->line, cd_match_str(g->via));
 		cli_print_subject(stdout, r->kind, r->name);
 		fputc('\t', stdout);
@@ -155,7 +155,8 @@ static void explain_error(const char *name, const char *what)
 
 /* The module's order: the account (canonical name), the policy, then the groups the policy
  * needs, where any lookup error means nothing is granted. */
-static int cli_explain_user(const char *name, const char *config, char **paths, int npaths)
+static int cli_explain_user(const char *name, const char *config, const char *confdir, char **paths,
+			    int npaths)
 {
 	struct cd_user u;
 	if (cd_user_lookup_passwd(&u, name) < 0) {
@@ -165,7 +166,7 @@ static int cli_explain_user(const char *name, const char *config, char **paths, 
 	}
 	struct cd_policy pol;
 	struct cd_grant g = { 0 };
-	enum cd_status st = cli_load_policy(&pol, config);
+	enum cd_status st = cli_load_policy(&pol, config, confdir);
 	if (cd_user_load_groups(&u, &pol) < 0) {
 		char *why = NULL;
 		if (asprintf(&why, "cannot look up %s %s: %s", u.failed_kind ? u.failed_kind : "the groups of",
@@ -182,7 +183,7 @@ static int cli_explain_user(const char *name, const char *config, char **paths, 
 	fputs("policy\t", stdout);
 	cli_text_escape(stdout, pol.path);
 	printf("\t%s\n", cd_status_str(st));
-	print_matches(&pol, &g);
+	print_matches(&g);
 	fputs("pI\t", stdout);
 	cli_print_caps(stdout, g.caps);
 	printf("\t%s\n", cd_match_str(g.via));
@@ -199,10 +200,10 @@ static int cli_explain_user(const char *name, const char *config, char **paths, 
 
 int cli_explain_main(int argc, char **argv)
 {
-	const char *config = NULL;
+	const char *config = NULL, *confdir = NULL;
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
-	int first = cli_parse_config_opt(argc, argv, usage, &config);
+	int first = cli_parse_config_opt(argc, argv, usage, &config, &confdir);
 	if (first < 0)
 		return CLI_ERROR;
 	if (first >= argc) {
@@ -210,5 +211,5 @@ int cli_explain_main(int argc, char **argv)
 		return CLI_ERROR;
 	}
 	const char *name = argv[first++];
-	return cli_explain_user(name, config, argv + first, argc - first);
+	return cli_explain_user(name, config, confdir, argv + first, argc - first);
 }

@@ -39,9 +39,11 @@
 
 struct options {
 	const char *config;
+	const char *confdir;	/* NULL: no drop-ins */
 	int debug;
 	int strict;
 	size_t max_bytes;
+	int bad_path;		/* config= or confdir= not absolute: grant nothing */
 };
 
 /* What the policy gives the user of this transaction, computed once and kept with
@@ -50,7 +52,7 @@ struct saved_grant {
 	char *user;
 	char *shown;		/* the account's canonical name as logged (escaped) */
 	char *typed;		/* the name as typed (escaped), when NSS canonicalized it; else NULL */
-	char *config;
+	char *config;		/* policy_key: the policy it was read from */
 	enum cd_status status;
 	cd_capmask caps;
 	enum cd_match_kind via;
@@ -96,19 +98,28 @@ static void log_bad_option(pam_handle_t *pamh, const char *opt, const char *why)
 		free(more);
 }
 
-/* A config= that is not an absolute path leaves o->config NULL: the module then grants
+/* A config= or confdir= that is not an absolute path sets o->bad_path: the module then grants
  * nothing rather than fall back to another file or to the current directory. */
 static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct options *o)
 {
 	o->config = CD_DEFAULT_CONFIG;
-	o->debug = o->strict = 0;
+	o->confdir = CD_DEFAULT_CONFDIR;
+	o->debug = o->strict = o->bad_path = 0;
 	o->max_bytes = CD_MAX_POLICY_BYTES;
 	for (int i = 0; i < argc; i++) {
 		const char *v;
 		if ((v = skip_prefix(argv[i], "config=")) != NULL) {
-			o->config = *v == '/' ? v : NULL;
-			if (o->config == NULL)
+			o->config = v;
+			if (*v != '/') {
+				o->bad_path = 1;
 				log_bad_option(pamh, argv[i], "not an absolute path: no capabilities will be granted");
+			}
+		} else if ((v = skip_prefix(argv[i], "confdir=")) != NULL) {
+			o->confdir = *v != '\0' ? v : NULL;	/* "confdir=" turns drop-ins off */
+			if (*v != '\0' && *v != '/') {
+				o->bad_path = 1;
+				log_bad_option(pamh, argv[i], "not an absolute path: no capabilities will be granted");
+			}
 		} else if (strcmp(argv[i], "debug") == 0) {
 			o->debug = 1;
 		} else if (strcmp(argv[i], "strict") == 0) {
@@ -127,7 +138,14 @@ static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct o
 	}
 }
 
-static char *rules_text(const char *path, const struct cd_grant *g)
+/* Which policy a grant was read from: the main file and the drop-in directory. */
+static char *policy_key(const struct options *o)
+{
+	char *key;
+	return asprintf(&key, "%s\n%s", o->config, o->confdir ? o->confdir : "") < 0 ? NULL : key;
+}
+
+static char *rules_text(const struct cd_grant *g)
 {
 	char *out = NULL;
 	size_t size = 0;
@@ -137,7 +155,7 @@ static char *rules_text(const char *path, const struct cd_grant *g)
 	if (g->nmatched == 0)
 		fputs("none", f);
 	for (size_t i = 0; i < g->nmatched && i < MAX_LOGGED_RULES; i++)
-		fprintf(f, "%s%s:%zu", i ? "," : "", path, g->matched[i]->line);
+		fprintf(f, "%s%s:%zu", i ? "," : "", g->matched[i]->file, g->matched[i]->line);
 	if (g->nmatched > MAX_LOGGED_RULES)
 		fprintf(f, ",...(%zu rules)", g->nmatched);
 	fclose(f);
@@ -196,7 +214,7 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 		cd_user_free(&u);
 		return NULL;
 	}
-	struct cd_load_opts lo = { .owner = 0, .max_bytes = o->max_bytes,
+	struct cd_load_opts lo = { .owner = 0, .max_bytes = o->max_bytes, .confdir = o->confdir,
 				   .keep = cd_rule_may_match, .keep_arg = &u };
 	struct cd_policy pol;
 	struct cd_grant g = { 0 };
@@ -210,11 +228,11 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 		s->user = strdup(user);
 		s->shown = strdup(canonical);
 		s->typed = strcmp(user, u.name) ? strdup(shown) : NULL;
-		s->config = strdup(o->config);
+		s->config = policy_key(o);
 		s->status = pol.status;
 		s->caps = g.caps;
 		s->via = g.via;
-		s->rules = rules_text(pol.shown, &g);
+		s->rules = rules_text(&g);
 		if (s->user == NULL || s->shown == NULL || s->config == NULL || s->rules == NULL ||
 		    (strcmp(user, u.name) && s->typed == NULL)) {
 			free_saved(s);
@@ -236,7 +254,10 @@ static struct saved_grant *get_grant(pam_handle_t *pamh, const struct options *o
 	const void *data = NULL;
 	if (pam_get_data(pamh, DATA_NAME, &data) == PAM_SUCCESS && data != NULL) {
 		struct saved_grant *s = (struct saved_grant *)data;	/* ours: pam_get_data is const-only */
-		if (strcmp(s->user, user) == 0 && strcmp(s->config, o->config) == 0) {
+		char *key = policy_key(o);
+		int same = key != NULL && strcmp(s->user, user) == 0 && strcmp(s->config, key) == 0;
+		free(key);
+		if (same) {
 			if (o->debug)
 				pam_syslog(pamh, LOG_DEBUG, "user=%s: policy already read in this transaction", shown);
 			return s;
@@ -362,7 +383,7 @@ static int delegate(pam_handle_t *pamh, int argc, const char **argv, int fail_co
 		pam_syslog(pamh, LOG_DEBUG, "strict cannot refuse a login from setcred (libpam replays "
 			   "the auth stack with pam_authenticate's results, and this module's was "
 			   "PAM_IGNORE): put strict on a required account or session line");
-	if (o.config == NULL)
+	if (o.bad_path)
 		return without_grant(pamh, &o, shown, "bad config= option", fail_code);
 	struct saved_grant *s = get_grant(pamh, &o, user, shown);
 	if (s == NULL)
@@ -404,7 +425,7 @@ PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const c
 		return o.strict ? strict_refusal(pamh, shown, "no user", PAM_PERM_DENIED) : PAM_IGNORE;
 	if (!o.strict)
 		return PAM_IGNORE;
-	if (o.config == NULL)
+	if (o.bad_path)
 		return strict_refusal(pamh, shown, "bad config= option", PAM_PERM_DENIED);
 	struct saved_grant *s = get_grant(pamh, &o, user, shown);
 	if (s == NULL)

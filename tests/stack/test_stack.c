@@ -622,6 +622,39 @@ static void test_directory_names(void **state)
 	expect_log(&o, "user=sue@corp.example.com granted=none via=user");
 }
 
+/* Issue 12: drop-ins from confdir=, named in the log line; "confdir=" turns them off; a
+ * relative confdir= grants nothing. */
+static void test_dropin_directory(void **state)
+{
+	need_root(state);
+	char *dir = policy_path("dropin.d"), *file, *args;
+	mkdir(dir, 0755);
+	assert_true(asprintf(&file, "%s/50-carol.conf", dir) > 0);
+	assert_int_equal(write_file(file, "carol cap_kill\n", 0644), 0);
+	assert_true(asprintf(&args, "confdir=%s", dir) > 0);
+	policy_service("dropin", "alice cap_net_raw\n", 0644, args);
+	struct outcome o;
+	login("dropin", "carol", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == BIT(CAP_KILL));
+	expect_log(&o, "user=carol granted=cap_kill via=user rules=");
+	expect_log(&o, "/dropin.d/50-carol.conf:1 policy=ok");
+	policy_service("dropin-off", "alice cap_net_raw\n", 0644, "confdir=");
+	login("dropin-off", "carol", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == 0);
+	policy_service("dropin-rel", "alice cap_net_raw\n", 0644, "confdir=dropin.d");
+	login("dropin-rel", "alice", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == 0);
+	expect_log(&o, "bad option confdir=dropin.d: not an absolute path");
+	/* A bad drop-in rejects the main file's grants too. */
+	assert_int_equal(write_file(file, "carol cap_kil\n", 0644), 0);
+	login("dropin", "alice", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == 0);
+	expect_log(&o, "/dropin.d/50-carol.conf:1: unknown capability: 'cap_kil'");
+	free(dir);
+	free(file);
+	free(args);
+}
+
 /* Raw libpam in one child: pam_authenticate and pam_acct_mgmt's results for each service of
  * @svcs and each user of @users, in order, into @rcs (2 per pair). One child for them all,
  * because under valgrind every child costs a second. */
@@ -746,6 +779,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_policy_on_procfs_refused),
 		cmocka_unit_test(test_policy_below_writable_directory_refused),
 		cmocka_unit_test(test_directory_names),
+		cmocka_unit_test(test_dropin_directory),
 		cmocka_unit_test(test_no_control_lets_anyone_in),
 		cmocka_unit_test(test_bad_options_logged_once),
 	};

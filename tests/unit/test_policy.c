@@ -545,6 +545,99 @@ static void test_unsafe_directories_and_pseudo_fs(void **state)
 	free(outside);
 }
 
+/* Issue 12: drop-in files, read after the main file in byte order, one verdict for all. */
+static char *dropin_dir(const char *name)
+{
+	char *dir;
+	assert_true(asprintf(&dir, "%s/%s", tmpdir, name) > 0);
+	char *cmd;
+	assert_true(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	return dir;
+}
+
+static void write_in(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	char *rel;
+	assert_true(asprintf(&rel, "%s/%s", strrchr(dir, '/') + 1, name) > 0);
+	free(write_file(rel, text, strlen(text), mode));
+	free(rel);
+}
+
+static enum cd_status load_with(struct cd_policy *pol, const char *text, const char *dir, size_t max)
+{
+	char *p = write_file("main.conf", text, strlen(text), 0644);
+	struct cd_load_opts o = { .owner = getuid(), .confdir = dir, .max_bytes = max };
+	setup(NULL);
+	enum cd_status st = cd_policy_load(pol, p, &o, &test_log);
+	free(p);
+	return st;
+}
+
+static void test_dropins(void **state)
+{
+	(void)state;
+	char *dir = dropin_dir("capdelegate.d");
+	write_in(dir, "20-ops.conf", "@netops cap_net_admin\n", 0644);
+	write_in(dir, "10-alice.conf", "# team alice\nalice cap_kill\n", 0644);
+	write_in(dir, ".10-hidden.conf", "bob cap_sys_admin\n", 0644);
+	write_in(dir, "10-alice.conf~", "bob cap_sys_admin\n", 0644);
+	write_in(dir, "README", "not a policy\n", 0644);
+	struct cd_policy pol;
+	assert_int_equal(load_with(&pol, "alice cap_chown\n", dir, 0), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 3);	/* main, then 10-alice.conf, then 20-ops.conf */
+	assert_int_equal(pol.nsources, 3);
+	assert_non_null(strstr(pol.rules[0].file, "/main.conf"));
+	assert_non_null(strstr(pol.rules[1].file, "/capdelegate.d/10-alice.conf"));
+	assert_int_equal(pol.rules[1].line, 2);
+	assert_non_null(strstr(pol.rules[2].file, "/capdelegate.d/20-ops.conf"));
+	assert_int_equal(pol.nignored, 3);	/* the dotfile, the backup, README */
+	assert_true(resolve_for(&pol, "alice", NULL, NULL, NULL) == (BIT(CAP_CHOWN) | BIT(CAP_KILL)));
+	cd_policy_free(&pol);
+
+	/* A bad line in any file rejects everything, named FILE:LINE. */
+	write_in(dir, "30-bad.conf", "carol cap_bogus\n", 0644);
+	assert_int_equal(load_with(&pol, "alice cap_chown\n", dir, 0), CD_POLICY_SYNTAX);
+	assert_int_equal(pol.nrules, 0);
+	assert_non_null(strstr(logged(), "/capdelegate.d/30-bad.conf:1: unknown capability: 'cap_bogus'"));
+	cd_policy_free(&pol);
+
+	/* An unsafe drop-in, an unsafe directory. */
+	write_in(dir, "30-bad.conf", "carol cap_kill\n", 0666);
+	assert_int_equal(load_with(&pol, "alice cap_chown\n", dir, 0), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "30-bad.conf: unsafe policy file (writable by group or others"));
+	cd_policy_free(&pol);
+	write_in(dir, "30-bad.conf", "carol cap_kill\n", 0644);
+	assert_int_equal(chmod(dir, 0775), 0);
+	assert_int_equal(load_with(&pol, "alice cap_chown\n", dir, 0), CD_POLICY_UNSAFE);
+	assert_int_equal(pol.nrules, 0);
+	cd_policy_free(&pol);
+	assert_int_equal(chmod(dir, 0755), 0);
+
+	/* The size limit counts every file. */
+	assert_int_equal(load_with(&pol, "alice cap_chown\n", dir, 40), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "larger than the size limit (40 bytes for the whole policy)"));
+	cd_policy_free(&pol);
+
+	/* No directory: no drop-ins. No main file: nothing, whatever the drop-ins say. */
+	char *none;
+	assert_true(asprintf(&none, "%s/no-such.d", tmpdir) > 0);
+	assert_int_equal(load_with(&pol, "alice cap_chown\n", none, 0), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 1);
+	cd_policy_free(&pol);
+	char *missing;
+	assert_true(asprintf(&missing, "%s/no-main.conf", tmpdir) > 0);
+	struct cd_load_opts o = { .owner = getuid(), .confdir = dir };
+	assert_int_equal(cd_policy_load(&pol, missing, &o, &test_log), CD_POLICY_MISSING);
+	assert_int_equal(pol.nrules, 0);
+	cd_policy_free(&pol);
+	free(missing);
+	free(none);
+	free(dir);
+}
+
 static void test_missing_file(void **state)
 {
 	(void)state;
@@ -709,7 +802,7 @@ static void test_size_judged_before_reading(void **state)
 	text[sizeof(text) - 1] = '\n';
 	char *p = write_file("over", text, 101, 0644);
 	assert_int_equal(load_path(p, getuid(), 100), CD_POLICY_UNSAFE);
-	assert_non_null(strstr(logged(), "unsafe policy file (larger than the size limit; owner uid"));
+	assert_non_null(strstr(logged(), "larger than the size limit (100 bytes for the whole policy): "));
 	assert_null(strstr(logged(), "while reading"));
 	free(p);
 }
@@ -789,6 +882,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unsafe_files, setup),
 		cmocka_unit_test_setup(test_unsafe_symlink_fifo_and_size, setup),
 		cmocka_unit_test_setup(test_unsafe_directories_and_pseudo_fs, setup),
+		cmocka_unit_test_setup(test_dropins, setup),
 		cmocka_unit_test_setup(test_missing_file, setup),
 		cmocka_unit_test_setup(test_resolve_demo, setup),
 		cmocka_unit_test_setup(test_resolve_unions_and_default, setup),

@@ -1,0 +1,371 @@
+/*
+ * cd_load.c - the files of a policy: the main file, then the drop-ins of its directory
+ * (capdelegate.d/NAME.conf in byte order), each opened through cd_open_safe and judged on its
+ * descriptor, read whole and handed to the line parser (cd_policy.c). One verdict for all of
+ * them: any unsafe file, any bad line in any file rejects the whole policy.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cd_parse.h"
+#include "cd_safe.h"
+
+static const struct cd_load_opts default_opts = { .owner = 0 };
+
+static char *quoted(const char *path)
+{
+	size_t n = strlen(path);
+	char *q = malloc(n * 4 + 8);
+	if (q != NULL)	/* paths come from options and command lines: escaped like any input */
+		cd_quote(q, n * 4 + 8, path, n, n);
+	return q;
+}
+
+/* A new source for @path, current for messages. NULL when memory runs out. */
+static struct cd_source *add_source(struct parser *p, const char *path)
+{
+	struct cd_policy *pol = p->pol;
+	struct cd_source *more = realloc(pol->sources, (pol->nsources + 1) * sizeof(*more));
+	if (more == NULL)
+		return NULL;
+	pol->sources = more;
+	struct cd_source *src = &pol->sources[pol->nsources];
+	memset(src, 0, sizeof(*src));
+	src->path = strdup(path);
+	src->shown = quoted(path);
+	if (src->path == NULL || src->shown == NULL) {
+		free(src->path);
+		free(src->shown);
+		return NULL;
+	}
+	pol->nsources++;
+	p->shown = src->shown;
+	return src;
+}
+
+static void log_unsafe_path(struct parser *p, const struct cd_safe_why *why)
+{
+	char where[sizeof(why->where) * 4 + 8];
+	cd_quote(where, sizeof(where), why->where, strlen(why->where), sizeof(why->where));
+	if (why->fs != NULL)
+		cd_log(p->log, LOG_ERR, "%s: unsafe policy file (%s %s: %s): policy rejected, "
+		       "no capabilities granted", p->shown, where, why->what, why->fs);
+	else
+		cd_log(p->log, LOG_ERR, "%s: unsafe policy file (%s %s; owner uid %u, mode %04o): "
+		       "policy rejected, no capabilities granted", p->shown, where, why->what,
+		       (unsigned)why->uid, why->mode);
+}
+
+/* What is wrong with the file or directory we opened, or NULL. */
+static const char *unsafe_inode(const struct stat *st, uid_t owner, int want_dir)
+{
+	if (want_dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
+		return want_dir ? "not a directory" : "not a regular file";
+	if (st->st_uid != owner)
+		return "not owned by root";
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return "writable by group or others";
+	return NULL;
+}
+
+/* Open @src's resolved path through safe directories only (cd_safe.c), without hanging on a
+ * FIFO (O_NONBLOCK), then judge what we actually opened: checking the path first and opening
+ * second would be a race. *fdp and *stp on CD_POLICY_OK. */
+static enum cd_status open_judged(struct parser *p, const char *path, int want_dir, int *fdp,
+				  struct stat *stp)
+{
+	struct cd_safe_why why;
+	int fd, safe = cd_open_safe(path, p->opts->owner, &fd, &why);
+	if (safe == 0) {
+		log_unsafe_path(p, &why);
+		return CD_POLICY_UNSAFE;
+	}
+	if (safe < 0) {
+		if (errno == ENOENT)
+			return CD_POLICY_MISSING;	/* the caller says what that means */
+		cd_log(p->log, LOG_ERR, "%s: cannot open: %m: no capabilities granted", p->shown);
+		return CD_POLICY_SYSERR;
+	}
+	if (fstat(fd, stp) < 0) {
+		cd_log(p->log, LOG_ERR, "%s: cannot stat: %m: no capabilities granted", p->shown);
+		close(fd);
+		return CD_POLICY_SYSERR;
+	}
+	const char *unsafe = unsafe_inode(stp, p->opts->owner, want_dir);
+	if (unsafe != NULL) {
+		cd_log(p->log, LOG_ERR, "%s: unsafe policy %s (%s; owner uid %u, mode %04o): "
+		       "policy rejected, no capabilities granted", p->shown, want_dir ? "directory" : "file",
+		       unsafe, (unsigned)stp->st_uid, (unsigned)(stp->st_mode & 07777));
+		close(fd);
+		return CD_POLICY_UNSAFE;
+	}
+	*fdp = fd;
+	return CD_POLICY_OK;
+}
+
+/* @when: "" when fstat's size says so, " while reading" when the file grew after it. */
+static enum cd_status too_big(struct parser *p, size_t max_bytes, const char *when)
+{
+	cd_log(p->log, LOG_ERR, "%s: larger than the size limit (%zu bytes for the whole policy)%s: "
+	       "policy rejected, no capabilities granted", p->shown, max_bytes, when);
+	return CD_POLICY_UNSAFE;
+}
+
+/* The whole file in one buffer, plus a NUL after the last byte so that the last line ends
+ * like the others. *budget is what the policy may still hold (all files count): a file that
+ * is, or grows while it is read, larger than that gets the verdict of a big file. */
+static enum cd_status read_all(struct parser *p, int fd, size_t size, size_t *budget,
+			       size_t max_bytes, char **textp, size_t *lenp)
+{
+	if (size > *budget)
+		return too_big(p, max_bytes, "");
+	size_t alloc = size + 2, len = 0;
+	char *text = malloc(alloc);
+	for (;;) {
+		if (text == NULL)
+			return CD_POLICY_SYSERR;
+		ssize_t n = read(fd, text + len, alloc - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(text);
+			cd_log(p->log, LOG_ERR, "%s: read error: %m: no capabilities granted", p->shown);
+			return CD_POLICY_SYSERR;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > *budget) {
+			free(text);
+			return too_big(p, max_bytes, " while reading");
+		}
+		if (len == alloc - 1) {	/* it grew since fstat: read on, up to the budget */
+			size_t more = alloc * 2 < *budget + 2 ? alloc * 2 : *budget + 2;
+			char *bigger = realloc(text, more);
+			if (bigger == NULL)
+				free(text);
+			text = bigger;
+			alloc = more;
+		}
+	}
+	text[len] = '\0';
+	*budget -= len;
+	*textp = text;
+	*lenp = len;
+	return CD_POLICY_OK;
+}
+
+/* One file of the policy, parsed. CD_POLICY_MISSING (not logged) when it does not exist. */
+static enum cd_status load_file(struct parser *p, const char *path, size_t *budget, size_t max_bytes)
+{
+	struct cd_source *src = add_source(p, path);
+	if (src == NULL)
+		return CD_POLICY_SYSERR;
+	int fd;
+	struct stat st;
+	size_t len;
+	enum cd_status status = open_judged(p, path, 0, &fd, &st);
+	if (status != CD_POLICY_OK)
+		return status;
+	status = read_all(p, fd, (size_t)st.st_size, budget, max_bytes, &src->text, &len);
+	close(fd);
+	if (status == CD_POLICY_OK && cd_parse_text(p, src->text, len) < 0)
+		status = CD_POLICY_SYSERR;
+	return status;
+}
+
+/* Editors and package managers leave files beside the ones an administrator means: only
+ * NAME.conf is read, and not .NAME (dotfiles, editor locks). The rest is listed for check. */
+static int is_dropin(const char *name)
+{
+	size_t n = strlen(name);
+	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in the directory open at @fd: drop-ins into @names (sorted), the rest into
+ * pol->ignored. -1 when memory runs out or the directory cannot be read (errno). */
+static int list_dropins(struct parser *p, int fd, char ***names, size_t *n)
+{
+	DIR *d = fdopendir(fd);
+	if (d == NULL)
+		return -1;
+	struct dirent *e;
+	int rc = 0;
+	errno = 0;
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char ***list = is_dropin(e->d_name) ? names : &p->pol->ignored;
+		size_t *count = is_dropin(e->d_name) ? n : &p->pol->nignored;
+		char **more = realloc(*list, (*count + 1) * sizeof(*more));
+		if (more == NULL || (more[*count] = strdup(e->d_name)) == NULL) {
+			if (more != NULL)
+				*list = more;
+			rc = -1;
+			break;
+		}
+		*list = more;
+		(*count)++;
+		errno = 0;
+	}
+	if (rc == 0 && errno != 0)
+		rc = -1;	/* readdir failed: a drop-in unread is a policy half read */
+	int saved = errno;
+	closedir(d);
+	if (rc == 0)
+		qsort(*names, *n, sizeof(**names), by_bytes);
+	errno = saved;
+	return rc;
+}
+
+static enum cd_status load_dropins(struct parser *p, const char *dir, size_t *budget, size_t max_bytes)
+{
+	const char *main_shown = p->shown;
+	char *dir_shown = quoted(dir);
+	if (dir_shown == NULL)
+		return CD_POLICY_SYSERR;
+	p->shown = dir_shown;
+	int fd;
+	struct stat st;
+	char **names = NULL;
+	size_t n = 0;
+	enum cd_status status = open_judged(p, dir, 1, &fd, &st);
+	if (status == CD_POLICY_MISSING) {
+		status = CD_POLICY_OK;	/* no drop-in directory: no drop-ins */
+	} else if (status == CD_POLICY_OK && list_dropins(p, fd, &names, &n) < 0) {
+		cd_log(p->log, LOG_ERR, "%s: cannot read the directory: %m: no capabilities granted",
+		       dir_shown);
+		status = CD_POLICY_SYSERR;
+	}
+	for (size_t i = 0; i < n && status == CD_POLICY_OK; i++) {
+		char *path = NULL;
+		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+			path = NULL;
+			status = CD_POLICY_SYSERR;
+		} else if ((status = load_file(p, path, budget, max_bytes)) == CD_POLICY_MISSING) {
+			/* listed a moment ago: a policy that changes while it is read is not read */
+			cd_log(p->log, LOG_ERR, "%s: vanished while the policy was read: no capabilities "
+			       "granted", p->shown);
+			status = CD_POLICY_SYSERR;
+		}
+		free(path);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(dir_shown);
+	p->shown = main_shown;
+	return status;
+}
+
+static void drop_rules(struct cd_policy *pol)
+{
+	free(pol->rules);
+	pol->rules = NULL;
+	pol->nrules = 0;
+}
+
+/* The verdict for all files: syntax errors summed up once, and no rule kept unless OK. */
+static enum cd_status finish(struct parser *p, enum cd_status status)
+{
+	struct cd_policy *pol = p->pol;
+	if (p->out_of_memory || status == CD_POLICY_SYSERR) {
+		if (p->out_of_memory)
+			cd_log(p->log, LOG_ERR, "%s: out of memory: no capabilities granted", pol->shown);
+		status = CD_POLICY_SYSERR;
+	} else if (status == CD_POLICY_OK && pol->nerrors > 0) {
+		if (pol->nerrors > CD_MAX_REPORTED_ERRORS)
+			cd_log(p->log, LOG_ERR, "%s: %zu more errors not shown", pol->shown,
+			       pol->nerrors - CD_MAX_REPORTED_ERRORS);
+		cd_log(p->log, LOG_ERR, "%s: policy rejected (%zu error%s): no capabilities granted",
+		       pol->shown, pol->nerrors, pol->nerrors == 1 ? "" : "s");
+		status = CD_POLICY_SYNTAX;
+	}
+	if (status != CD_POLICY_OK)
+		drop_rules(pol);
+	return pol->status = status;
+}
+
+/* Start @pol for the main file @path (the name messages use). -1 when memory runs out. */
+static int init_policy(struct cd_policy *pol, const char *path)
+{
+	memset(pol, 0, sizeof(*pol));
+	pol->path = strdup(path);
+	pol->shown = quoted(path);
+	return pol->path != NULL && pol->shown != NULL ? 0 : -1;
+}
+
+enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
+			      const struct cd_load_opts *opts, struct cd_log *log)
+{
+	if (opts == NULL)
+		opts = &default_opts;
+	size_t max_bytes = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES, budget = max_bytes;
+	if (init_policy(pol, path) < 0)
+		return pol->status = CD_POLICY_SYSERR;
+	struct parser p = { .pol = pol, .opts = opts, .log = log, .shown = pol->shown, .memo = { .cap = -1 } };
+	enum cd_status status = load_file(&p, path, &budget, max_bytes);
+	if (status == CD_POLICY_MISSING) {
+		cd_log(log, LOG_WARNING, "%s: policy file missing: no capabilities granted", pol->shown);
+		drop_rules(pol);
+		return pol->status = CD_POLICY_MISSING;
+	}
+	p.shown = pol->shown;
+	if (status == CD_POLICY_OK && opts->confdir != NULL && opts->confdir[0] != '\0')
+		status = load_dropins(&p, opts->confdir, &budget, max_bytes);
+	return finish(&p, status);
+}
+
+enum cd_status cd_policy_parse(struct cd_policy *pol, const char *name, const char *text, size_t len,
+			       const struct cd_load_opts *opts, struct cd_log *log)
+{
+	if (opts == NULL)
+		opts = &default_opts;
+	size_t max_bytes = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES;
+	if (init_policy(pol, name) < 0)
+		return pol->status = CD_POLICY_SYSERR;
+	struct parser p = { .pol = pol, .opts = opts, .log = log, .shown = pol->shown, .memo = { .cap = -1 } };
+	struct cd_source *src = add_source(&p, name);
+	if (src == NULL)
+		return finish(&p, CD_POLICY_SYSERR);
+	if (len > max_bytes) {
+		cd_log(log, LOG_ERR, "%s: larger than the size limit (%zu bytes): policy rejected, "
+		       "no capabilities granted", pol->shown, max_bytes);
+		return finish(&p, CD_POLICY_UNSAFE);
+	}
+	if ((src->text = malloc(len + 1)) == NULL)
+		return finish(&p, CD_POLICY_SYSERR);
+	memcpy(src->text, text, len);
+	src->text[len] = '\0';	/* the sentinel the line parser relies on */
+	return finish(&p, cd_parse_text(&p, src->text, len) < 0 ? CD_POLICY_SYSERR : CD_POLICY_OK);
+}
+
+void cd_policy_free(struct cd_policy *pol)
+{
+	drop_rules(pol);
+	for (size_t i = 0; i < pol->nsources; i++) {
+		free(pol->sources[i].path);
+		free(pol->sources[i].shown);
+		free(pol->sources[i].text);
+	}
+	for (size_t i = 0; i < pol->nignored; i++)
+		free(pol->ignored[i]);
+	free(pol->sources);
+	free(pol->ignored);
+	free(pol->path);
+	free(pol->shown);
+	memset(pol, 0, sizeof(*pol));
+}

@@ -131,6 +131,42 @@ t_audit_reopen_by_name() {
   done
 }
 
+# A tree another process keeps changing for 2 s (directories made and removed, files made,
+# unlinked, renamed, replaced by symlinks) while audit runs again and again: whatever
+# disappears is vanished, never an error. Not deterministic, but any error here is a bug
+# (this is how a directory removed while open, getdents64 ENOENT, was found).
+t_audit_live_churn() {
+  need_root; local p t="$CASE_DIR/tree" pid runs=0 vanished=0; p=$(printf 'alice cap_net_raw\n' | policy)
+  mkdir -p "$t"
+  python3 - "$t" <<'PY' &
+import os, random, shutil, sys, time
+os.chdir(sys.argv[1])
+r, end = random.Random(7), time.monotonic() + 2
+while time.monotonic() < end:
+    n, k = "e%d" % r.randrange(200), r.randrange(7)
+    try:
+        if k == 0: os.makedirs(n + "/x/y", exist_ok=True); open(n + "/x/y/f", "w").close()
+        elif k == 1: shutil.rmtree(n)
+        elif k == 2: open(n, "w").close()
+        elif k == 3: os.unlink(n)
+        elif k == 4: os.symlink(".", n)
+        elif k == 5: os.rmdir(n)
+        else: os.rename(n, "e%d" % r.randrange(200))
+    except OSError:
+        pass
+PY
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    cd_run audit --config "$p" --threads $((runs % 3 + 1)) "$t"
+    runs=$((runs + 1))
+    no_match "$OUT" "^error" || { kill "$pid"; return 1; }
+    vanished=$((vanished + $(awk -F'\t' '/^# scanned/ {print $6 + 0}' "$OUT")))
+  done
+  wait "$pid"
+  echo "  $runs runs, $vanished vanished entries, no error" >&2
+  [ "$runs" -ge 3 ] || fail "only $runs runs"
+}
+
 # 6,000 levels (12 KB of path): every capability file and every finding, with 64 descriptors
 # (the old walk kept one per level past PATH_MAX: EMFILE) and with a 256 KiB stack (it recursed
 # past PATH_MAX: SIGSEGV).
@@ -187,6 +223,7 @@ audit_diff() {
 for s in "${AUDIT_DIFF_SEEDS[@]}"; do eval "t_audit_diff_$s() { audit_diff $s; }"; done
 
 AUDIT_CASES=(
-  audit_path_forms audit_errors_listed audit_vanished audit_reopen_by_name audit_deep
+  audit_path_forms audit_errors_listed audit_vanished audit_reopen_by_name audit_live_churn
+  audit_deep
   audit_unknown_value audit_threads_option "${AUDIT_DIFF_SEEDS[@]/#/audit_diff_}"
 )

@@ -111,7 +111,13 @@ static int octal_escape(const char *s)
  * elsewhere) or '@' (even escaped), or only "$". line[len] ends every scan (see parse_line). */
 static size_t scan_name(char *line, size_t i, char **name)
 {
-	size_t start = i, out = i;
+	size_t start = i;
+	/* Most names have no escape: run over their bytes without copying them. */
+	const unsigned char *q = (const unsigned char *)line + i, *first = q;
+	while (cd_cclass[*q] == CD_CL_NAME || (*q == '@' && q > first))
+		q++;
+	i = (size_t)((const char *)q - line);
+	size_t out = i;
 	for (;;) {
 		unsigned char c = (unsigned char)line[i];
 		int e;

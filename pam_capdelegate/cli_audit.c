@@ -15,7 +15,7 @@
 #include "cli_out.h"
 
 static const char usage[] =
-	"usage: capdelegate audit [--config FILE] [--json] [--processes] [--threads N] [PATH...]\n"
+	"usage: capdelegate audit [--config FILE] [--json|--tsv] [--processes] [--threads N] [PATH...]\n"
 	"\n"
 	"List every file carrying security.capability below PATH (default /, local filesystems\n"
 	"only), what each policy subject gains by executing it, and findings. Entries that\n"
@@ -24,6 +24,7 @@ static const char usage[] =
 	"\n"
 	"  --config FILE   policy (default " CD_DEFAULT_CONFIG ")\n"
 	"  --json          one JSON document (schema in capdelegate(8))\n"
+	"  --tsv           tab-separated records even on a terminal (the default elsewhere)\n"
 	"  --processes     also list running processes with a non-empty inheritable set\n"
 	"  --threads N     walk with N threads, 1 to 16 (default: one per usable CPU)\n"
 	"  --all-fs        also enter pseudo and remote filesystems\n";
@@ -214,10 +215,10 @@ static int build_findings(struct cli_audit *a)
 
 /* fP, fI and fE of a value the kernel would not show are unknown, not empty: a revision-1
  * value still grants at exec. */
-static void print_file(FILE *out, const struct cli_capfile *f)
+static void print_file(struct cli_table *t, const struct cli_capfile *f)
 {
 	const char *ignored = cli_fcaps_ignored(f);
-	fputs("file\t", out);
+	FILE *out = cli_table_row(t);
 	cli_text_escape(out, f->path);
 	fprintf(out, "\t%d\t", f->caps.revision);
 	if (f->read_errno != 0) {
@@ -233,16 +234,17 @@ static void print_file(FILE *out, const struct cli_capfile *f)
 		fprintf(out, "%u", (unsigned)f->caps.rootid);
 	else
 		fputc('-', out);
-	fprintf(out, "\t%s\n", ignored ? ignored : "-");
+	fprintf(out, "\t%s", ignored ? ignored : "-");
+	cli_table_end_row(t);
 }
 
-static void print_gains(FILE *out, const struct cli_audit *a, const struct cli_capfile *f)
+static void print_gains(struct cli_table *t, const struct cli_audit *a, const struct cli_capfile *f)
 {
 	for (size_t i = 0; i < a->nsubjects; i++) {
 		struct cli_gain g = cli_exec_gain(a->subjects[i].caps, a->bound, f);
 		if (g.permitted == 0)
 			continue;
-		fputs("gain\t", out);
+		FILE *out = cli_table_row(t);
 		cli_print_subject(out, a->subjects[i].kind, a->subjects[i].name);
 		fputc('\t', out);
 		cli_text_escape(out, f->path);
@@ -250,13 +252,14 @@ static void print_gains(FILE *out, const struct cli_audit *a, const struct cli_c
 		cli_print_caps(out, g.permitted);
 		fputc('\t', out);
 		cli_print_caps(out, g.effective);
-		fputc('\n', out);
+		cli_table_end_row(t);
 	}
 }
 
-static void print_finding(FILE *out, const struct cli_audit *a, const struct cli_finding *f)
+static void print_finding(struct cli_table *t, const struct cli_audit *a, const struct cli_finding *f)
 {
-	fprintf(out, "finding\t%s\t", f->id);
+	FILE *out = cli_table_row(t);
+	fprintf(out, "%s\t", f->id);
 	if (f->path != NULL) {
 		cli_text_escape(out, f->path);
 	} else {
@@ -265,27 +268,36 @@ static void print_finding(FILE *out, const struct cli_audit *a, const struct cli
 	}
 	fputc('\t', out);
 	cli_print_caps(out, f->caps);
-	fprintf(out, "\t%s\n", f->message);
+	fprintf(out, "\t%s", f->message);
+	cli_table_end_row(t);
 }
 
-static void print_problems(FILE *out, const struct cli_scan *scan)
+static void print_problems(FILE *stream, enum cli_form form, const struct cli_scan *scan)
 {
+	static const char *const vanished_cols[] = { "VANISHED", NULL };
+	static const char *const error_cols[] = { "ERROR", "WHAT", "ERRNO", "MESSAGE", NULL };
+	struct cli_table t;
+	cli_table_start(&t, stream, form, "vanished", vanished_cols);
 	for (size_t i = 0; i < scan->nvanished; i++) {
-		fputs("vanished\t", out);
-		cli_text_escape(out, scan->vanished[i].path);
-		fputc('\n', out);
+		cli_text_escape(cli_table_row(&t), scan->vanished[i].path);
+		cli_table_end_row(&t);
 	}
+	cli_table_end(&t);
+	cli_table_start(&t, stream, form, "error", error_cols);
 	for (size_t i = 0; i < scan->nerrors; i++) {
 		const struct cli_problem *p = &scan->errors[i];
-		fputs("error\t", out);
+		FILE *out = cli_table_row(&t);
 		cli_text_escape(out, p->path);
-		fprintf(out, "\t%s\t%s\t%s\n", p->what, cli_errno_name(p->err), strerror(p->err));
+		fprintf(out, "\t%s\t%s\t%s", p->what, cli_errno_name(p->err), strerror(p->err));
+		cli_table_end_row(&t);
 	}
+	cli_table_end(&t);
 }
 
-static void print_process(FILE *out, const struct cli_proc *p)
+static void print_process(struct cli_table *t, const struct cli_proc *p)
 {
-	fprintf(out, "process\t%d\t", (int)p->pid);
+	FILE *out = cli_table_row(t);
+	fprintf(out, "%d\t", (int)p->pid);
 	if (p->user != NULL)
 		cli_text_escape(out, p->user);
 	else
@@ -294,26 +306,52 @@ static void print_process(FILE *out, const struct cli_proc *p)
 	cli_text_escape(out, p->comm);
 	fputc('\t', out);
 	cli_print_caps(out, p->inheritable);
-	fputc('\n', out);
+	cli_table_end_row(t);
 }
 
-static void print_text(FILE *out, const struct cli_audit *a)
+/* The two summary records: no header, they label their own fields. */
+static void print_summary(FILE *stream, enum cli_form form, const struct cli_audit *a)
 {
-	fputs("# policy\t", out);
+	struct cli_table t;
+	cli_table_start(&t, stream, form, "# policy", NULL);
+	FILE *out = cli_table_row(&t);
 	cli_text_escape(out, a->pol.path);
-	fprintf(out, "\t%s\t%zu rules\n", cd_status_str(a->pol.status), a->pol.nrules);
-	fprintf(out, "# scanned\t%zu directories\t%zu regular files\t%zu capability files\t"
-		"%zu mounts skipped\t%zu vanished\t%zu errors\n", a->scan.ndirs, a->scan.nregular,
+	fprintf(out, "\t%s\t%zu rules", cd_status_str(a->pol.status), a->pol.nrules);
+	cli_table_end_row(&t);
+	cli_table_end(&t);
+	cli_table_start(&t, stream, form, "# scanned", NULL);
+	fprintf(cli_table_row(&t), "%zu directories\t%zu regular files\t%zu capability files\t"
+		"%zu mounts skipped\t%zu vanished\t%zu errors", a->scan.ndirs, a->scan.nregular,
 		a->scan.nfiles, a->scan.nskipped_mounts, a->scan.nvanished, a->scan.nerrors);
+	cli_table_end_row(&t);
+	cli_table_end(&t);
+}
+
+static void print_text(FILE *stream, enum cli_form form, const struct cli_audit *a)
+{
+	static const char *const file_cols[] = { "FILE", "REV", "fP", "fI", "fE", "ROOTID", "IGNORED", NULL };
+	static const char *const gain_cols[] = { "SUBJECT", "EXECUTES", "pP'", "pE'", NULL };
+	static const char *const finding_cols[] = { "FINDING", "WHERE", "CAPABILITIES", "WHY", NULL };
+	static const char *const process_cols[] = { "PID", "USER", "COMM", "pI", NULL };
+	struct cli_table t;
+	print_summary(stream, form, a);
+	cli_table_start(&t, stream, form, "file", file_cols);
 	for (size_t i = 0; i < a->scan.nfiles; i++)
-		print_file(out, &a->scan.files[i]);
+		print_file(&t, &a->scan.files[i]);
+	cli_table_end(&t);
+	cli_table_start(&t, stream, form, "gain", gain_cols);
 	for (size_t i = 0; i < a->scan.nfiles; i++)
-		print_gains(out, a, &a->scan.files[i]);
+		print_gains(&t, a, &a->scan.files[i]);
+	cli_table_end(&t);
+	cli_table_start(&t, stream, form, "finding", finding_cols);
 	for (size_t i = 0; i < a->nfindings; i++)
-		print_finding(out, a, &a->findings[i]);
-	print_problems(out, &a->scan);
+		print_finding(&t, a, &a->findings[i]);
+	cli_table_end(&t);
+	print_problems(stream, form, &a->scan);
+	cli_table_start(&t, stream, form, "process", process_cols);
 	for (size_t i = 0; i < a->nprocs; i++)
-		print_process(out, &a->procs[i]);
+		print_process(&t, &a->procs[i]);
+	cli_table_end(&t);
 }
 
 static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
@@ -370,6 +408,7 @@ int cli_audit_main(int argc, char **argv)
 	int json = 0;
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
+	enum cli_form form = cli_output_form(&argc, argv);
 	int flags = parse_args(&a, argc, argv, &json);
 	if (flags < 0)
 		return CLI_ERROR;
@@ -389,7 +428,7 @@ int cli_audit_main(int argc, char **argv)
 	if (json)
 		cli_audit_print_json(stdout, &a);
 	else
-		print_text(stdout, &a);
+		print_text(stdout, form, &a);
 	int ret = st != CD_POLICY_OK || a.incomplete ? CLI_ERROR : a.nfindings ? CLI_WARN : CLI_OK;
 	audit_free(&a);
 	return ret;

@@ -14,12 +14,14 @@
 #include "cli_out.h"
 
 static const char usage[] =
-	"usage: capdelegate check [--config FILE]\n"
+	"usage: capdelegate check [--config FILE] [--tsv]\n"
 	"\n"
 	"Validate the policy (default " CD_DEFAULT_CONFIG ") exactly as pam_capdelegate reads it.\n"
 	"Exit 0: clean. 1: warnings only (unknown users or groups, risky grants, contradictions).\n"
 	"2: errors (the module would grant nothing: a syntax error, or a file or directory on its\n"
-	"resolved path that someone other than root can change).\n";
+	"resolved path that someone other than root can change).\n"
+	"After the verdict line, the rules read: aligned on a terminal, tab-separated records\n"
+	"elsewhere and with --tsv.\n";
 
 /* Capabilities that amount to root, or to rewriting what root trusts: delegating one of these
  * delegates (nearly) everything. See capabilities(7) and the upstream "capability to root" lists. */
@@ -155,11 +157,33 @@ static void list_ignored(const struct cd_policy *pol, const char *dir)
 	}
 }
 
+/* What the module reads, one record per rule, after the verdict line (the first line stays the
+ * verdict: scripts read it). */
+static void print_rules(const struct cd_policy *pol, enum cli_form form)
+{
+	static const char *const cols[] = { "LINE", "SUBJECT", "CAPABILITIES", NULL };
+	struct cli_table t;
+	if (form == CLI_FORM_TABLE && pol->nrules > 0)
+		putchar('\n');	/* apart from the verdict line */
+	cli_table_start(&t, stdout, form, "rule", cols);
+	for (size_t i = 0; i < pol->nrules; i++) {
+		const struct cd_rule *r = &pol->rules[i];
+		FILE *out = cli_table_row(&t);
+		fprintf(out, "%s:%zu\t", r->file, r->line);	/* r->file is escaped by the core */
+		cli_print_subject(out, r->kind, r->name);
+		fputc('\t', out);
+		cli_print_caps(out, r->caps);
+		cli_table_end_row(&t);
+	}
+	cli_table_end(&t);
+}
+
 int cli_check_main(int argc, char **argv)
 {
 	const char *config = NULL, *confdir = NULL;
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
+	enum cli_form form = cli_output_form(&argc, argv);
 	int first = cli_parse_config_opt(argc, argv, usage, &config, &confdir);
 	if (first < 0)
 		return CLI_ERROR;
@@ -180,6 +204,7 @@ int cli_check_main(int argc, char **argv)
 		printf(": %s: the module grants nothing\n", cd_status_str(st));
 	else
 		printf(": ok, %zu rules, %zu warnings\n", pol.nrules, warnings);
+	print_rules(&pol, form);
 	cd_policy_free(&pol);
 	return st != CD_POLICY_OK ? CLI_ERROR : warnings ? CLI_WARN : CLI_OK;
 }

@@ -15,49 +15,59 @@
 #include "cli_out.h"
 
 static const char usage[] =
-	"usage: capdelegate explain USER [--config FILE] [PATH...]\n"
+	"usage: capdelegate explain USER [--config FILE] [--tsv] [PATH...]\n"
 	"\n"
 	"Show the policy lines matching USER (file:line and why: user, group or default), the\n"
 	"inheritable set pI login gives USER, and for every file with capabilities below PATH\n"
 	"(default: the directories of $PATH, and /usr) what USER gets when executing it:\n"
 	"pP' = (X & fP) | (pI & fI), pE' = fE ? pP' : 0 (X: the bounding set).\n"
+	"Aligned tables on a terminal, tab-separated records elsewhere and with --tsv.\n"
 	"Exit 0; 2 if USER is unknown or the policy is rejected (login then grants nothing).\n";
+
+/* TSV or aligned tables (cli_output_form), for every record explain prints. */
+static enum cli_form form;
 
 static void print_matches(const struct cd_grant *g)
 {
+	static const char *const cols[] = { "LINE", "VIA", "SUBJECT", "CAPABILITIES", NULL };
+	struct cli_table t;
+	cli_table_start(&t, stdout, form, "match", cols);
 	for (size_t i = 0; i < g->nmatched; i++) {
 		const struct cd_rule *r = g->matched[i];
-		fputs("match\t", stdout);
-		fputs(r->file, stdout);	/* the main file or a drop-in, escaped by the core */
-		printf(":%zu\t%s\t", r->line, cd_match_str(g->via));
-		cli_print_subject(stdout, r->kind, r->name);
-		fputc('\t', stdout);
-		cli_print_caps(stdout, r->caps);
-		fputc('\n', stdout);
+		FILE *out = cli_table_row(&t);
+		fputs(r->file, out);	/* the main file or a drop-in, escaped by the core */
+		fprintf(out, ":%zu\t%s\t", r->line, cd_match_str(g->via));
+		cli_print_subject(out, r->kind, r->name);
+		fputc('\t', out);
+		cli_print_caps(out, r->caps);
+		cli_table_end_row(&t);
 	}
+	cli_table_end(&t);
 }
 
 /* A value the kernel would not show (revision 1, which still grants at exec, or malformed)
  * tells us nothing: every field is "unknown", never "none". */
-static void print_exec(const struct cli_capfile *f, cd_capmask pi, cd_capmask bound)
+static void print_exec(struct cli_table *t, const struct cli_capfile *f, cd_capmask pi,
+		       cd_capmask bound)
 {
 	struct cli_gain g = cli_exec_gain(pi, bound, f);
 	const char *ignored = cli_fcaps_ignored(f);
-	fputs("exec\t", stdout);
-	cli_text_escape(stdout, f->path);
+	FILE *out = cli_table_row(t);
+	cli_text_escape(out, f->path);
 	if (f->read_errno != 0) {
-		fputs("\tfP=unknown\tfI=unknown\tfE=unknown\tpP'=unknown\tpE'=unknown", stdout);
+		fputs("\tunknown\tunknown\tunknown\tunknown\tunknown", out);
 	} else {
-		fputs("\tfP=", stdout);
-		cli_print_caps(stdout, f->caps.permitted);
-		fputs("\tfI=", stdout);
-		cli_print_caps(stdout, f->caps.inheritable);
-		printf("\tfE=%s\tpP'=", f->caps.effective ? "yes" : "no");
-		cli_print_caps(stdout, g.permitted);
-		fputs("\tpE'=", stdout);
-		cli_print_caps(stdout, g.effective);
+		fputc('\t', out);
+		cli_print_caps(out, f->caps.permitted);
+		fputc('\t', out);
+		cli_print_caps(out, f->caps.inheritable);
+		fprintf(out, "\t%s\t", f->caps.effective ? "yes" : "no");
+		cli_print_caps(out, g.permitted);
+		fputc('\t', out);
+		cli_print_caps(out, g.effective);
 	}
-	printf("\t%s\n", ignored ? ignored : "-");
+	fprintf(out, "\t%s", ignored ? ignored : "-");
+	cli_table_end_row(t);
 }
 
 /* Is @p equal to or below @root (both canonical)? */
@@ -115,15 +125,32 @@ static int default_roots(char ***roots)
 
 static void print_user(const struct cd_user *u)
 {
-	fputs("user\t", stdout);
-	cli_print_name(stdout, u->name);
-	printf("\t%u\t", (unsigned)u->uid);
+	static const char *const cols[] = { "USER", "UID", "GROUPS", NULL };
+	struct cli_table t;
+	cli_table_start(&t, stdout, form, "user", cols);
+	FILE *out = cli_table_row(&t);
+	cli_print_name(out, u->name);
+	fprintf(out, "\t%u\t", (unsigned)u->uid);
 	for (size_t i = 0; i < u->ngroups; i++) {
 		if (i)
-			fputc(',', stdout);
-		cli_print_name(stdout, u->groups[i]);
+			fputc(',', out);
+		cli_print_name(out, u->groups[i]);
 	}
-	fputc('\n', stdout);
+	cli_table_end_row(&t);
+	cli_table_end(&t);
+}
+
+/* A kind with one record: policy, pI, note. */
+static FILE *single_start(struct cli_table *t, const char *kind, const char *const *cols)
+{
+	cli_table_start(t, stdout, form, kind, cols);
+	return cli_table_row(t);
+}
+
+static void single_end(struct cli_table *t)
+{
+	cli_table_end_row(t);
+	cli_table_end(t);
 }
 
 static int explain_files(cd_capmask pi, char **paths, int npaths)
@@ -135,8 +162,12 @@ static int explain_files(cd_capmask pi, char **paths, int npaths)
 	struct cli_scan scan = { .threads = 0 };	/* the walker's default */
 	failed = cli_scan_roots(&scan, roots, nroots, CLI_WALK_LOCAL_ONLY);
 	cd_capmask bound = cli_bounding_set();
+	static const char *const cols[] = { "FILE", "fP=", "fI=", "fE=", "pP'=", "pE'=", "IGNORED", NULL };
+	struct cli_table t;
+	cli_table_start(&t, stdout, form, "exec", cols);
 	for (size_t i = 0; i < scan.nfiles; i++)
-		print_exec(&scan.files[i], pi, bound);
+		print_exec(&t, &scan.files[i], pi, bound);
+	cli_table_end(&t);
 	cli_scan_free(&scan);
 	if (npaths == 0) {
 		for (int i = 0; i < nroots; i++)
@@ -179,17 +210,24 @@ static int cli_explain_user(const char *name, const char *config, const char *co
 		return CLI_ERROR;
 	}
 	int rc = cd_resolve(&pol, &u, &g);
+	static const char *const policy_cols[] = { "POLICY", "STATUS", NULL };
+	static const char *const pi_cols[] = { "pI", "VIA", NULL };
+	struct cli_table t;
 	print_user(&u);
-	fputs("policy\t", stdout);
-	cli_text_escape(stdout, pol.path);
-	printf("\t%s\n", cd_status_str(st));
+	FILE *out = single_start(&t, "policy", policy_cols);
+	cli_text_escape(out, pol.path);
+	fprintf(out, "\t%s", cd_status_str(st));
+	single_end(&t);
 	print_matches(&g);
-	fputs("pI\t", stdout);
-	cli_print_caps(stdout, g.caps);
-	printf("\t%s\n", cd_match_str(g.via));
-	if (u.uid == 0)	/* security/commoncap.c handle_privileged_root */
-		puts("note\troot gains the whole bounding set at every exec unless SECBIT_NOROOT "
-		     "is set; the exec records show the file-capability rule only");
+	out = single_start(&t, "pI", pi_cols);
+	cli_print_caps(out, g.caps);
+	fprintf(out, "\t%s", cd_match_str(g.via));
+	single_end(&t);
+	if (u.uid == 0) {	/* security/commoncap.c handle_privileged_root */
+		fputs("root gains the whole bounding set at every exec unless SECBIT_NOROOT is set; "
+		      "the exec records show the file-capability rule only", single_start(&t, "note", NULL));
+		single_end(&t);
+	}
 	if (rc == 0)
 		rc = explain_files(g.caps, paths, npaths);
 	cd_grant_free(&g);
@@ -203,6 +241,7 @@ int cli_explain_main(int argc, char **argv)
 	const char *config = NULL, *confdir = NULL;
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
+	form = cli_output_form(&argc, argv);
 	int first = cli_parse_config_opt(argc, argv, usage, &config, &confdir);
 	if (first < 0)
 		return CLI_ERROR;

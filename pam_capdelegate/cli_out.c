@@ -3,8 +3,12 @@
  */
 #include "config.h"
 
+#include <locale.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <wchar.h>
 
 #include "cli_out.h"
 
@@ -170,4 +174,226 @@ void cli_json_hex(FILE *out, const char *s)
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		fprintf(out, "%02x", *p);
 	fputc('"', out);
+}
+
+/* ---- records: TSV or aligned tables ------------------------------------------------------ */
+
+enum cli_form cli_output_form(int *argc, char **argv)
+{
+	int tsv = 0, n = 1;
+	for (int i = 1; i < *argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			while (i < *argc)
+				argv[n++] = argv[i++];
+			break;
+		}
+		if (strcmp(argv[i], "--tsv") == 0)
+			tsv = 1;
+		else
+			argv[n++] = argv[i];
+	}
+	*argc = n;
+	argv[n] = NULL;
+	return !tsv && isatty(STDOUT_FILENO) ? CLI_FORM_TABLE : CLI_FORM_TSV;
+}
+
+void cli_table_start(struct cli_table *t, FILE *out, enum cli_form form, const char *kind,
+		     const char *const *header)
+{
+	*t = (struct cli_table){ .out = out, .form = form, .kind = kind, .header = header };
+}
+
+FILE *cli_table_row(struct cli_table *t)
+{
+	if (t->buf == NULL)
+		t->buf = open_memstream(&t->text, &t->len);
+	if (t->buf == NULL) {
+		fprintf(t->out, "%s\t", t->kind);
+		return t->out;
+	}
+	return t->buf;
+}
+
+static const char *column_name(const struct cli_table *t, size_t col, size_t *len)
+{
+	size_t i;
+	for (i = 0; t->header != NULL && t->header[i] != NULL && i < col; i++)
+		continue;
+	const char *h = t->header != NULL ? t->header[i] : NULL;
+	*len = h != NULL ? strlen(h) : 0;
+	if (*len > 0 && h[*len - 1] == '=')
+		(*len)--;
+	return h;
+}
+
+/* One TSV record: the kind, then each field, labelled when its column's name ends in '='. */
+static void print_tsv(const struct cli_table *t, const char *row, size_t len)
+{
+	fputs(t->kind, t->out);
+	for (size_t col = 0, at = 0; at <= len; col++) {
+		const char *tab = memchr(row + at, '\t', len - at);
+		size_t end = tab != NULL ? (size_t)(tab - row) : len;
+		size_t hl;
+		const char *h = column_name(t, col, &hl);
+		fputc('\t', t->out);
+		if (h != NULL && h[hl] == '=')
+			fwrite(h, 1, hl + 1, t->out);
+		fwrite(row + at, 1, end - at, t->out);
+		at = end + 1;
+	}
+	fputc('\n', t->out);
+}
+
+void cli_table_end_row(struct cli_table *t)
+{
+	if (t->buf == NULL) {
+		fputc('\n', t->out);	/* no buffer: the record went straight out */
+		return;
+	}
+	if (t->form == CLI_FORM_TABLE) {
+		fputc('\n', t->buf);
+		return;
+	}
+	if (fclose(t->buf) == 0)
+		print_tsv(t, t->text, t->len);
+	free(t->text);
+	t->buf = NULL;
+	t->text = NULL;
+}
+
+/* Columns the escaped text takes on a terminal: wcwidth of each character in C.UTF-8 (East
+ * Asian wide characters take 2, combining marks 0), 1 where that is unknown. Control and
+ * invisible characters never get here: the fields are escaped text. */
+static size_t display_width(const char *s, size_t len)
+{
+	static locale_t utf8;
+	static int tried;
+	if (!tried) {
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+		tried = 1;
+	}
+	locale_t old = utf8 != (locale_t)0 ? uselocale(utf8) : (locale_t)0;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t w = 0;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp = 0;
+		size_t n = utf8_decode(p + i, len - i, &cp);
+		int cw = n > 0 && utf8 != (locale_t)0 ? wcwidth((wchar_t)cp) : 1;
+		w += cw < 0 ? 1 : (size_t)cw;
+		i += n ? n : 1;
+	}
+	if (old != (locale_t)0)
+		uselocale(old);
+	return w;
+}
+
+struct cell {
+	const char *text;
+	size_t len, width;
+};
+
+/* Split the buffered records into cells: rows[r * ncols + c]. */
+static struct cell *split_cells(const char *text, size_t len, size_t ncols, size_t *nrows)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += text[i] == '\n';
+	struct cell *cells = calloc(n * ncols + 1, sizeof(*cells));
+	if (cells == NULL)
+		return NULL;
+	size_t r = 0, c = 0, start = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] != '\t' && text[i] != '\n')
+			continue;
+		if (c < ncols)
+			cells[r * ncols + c] = (struct cell){ text + start, i - start,
+							      display_width(text + start, i - start) };
+		c++;
+		if (text[i] == '\n') {
+			r++;
+			c = 0;
+		}
+		start = i + 1;
+	}
+	*nrows = n;
+	return cells;
+}
+
+static size_t count_columns(const struct cli_table *t)
+{
+	size_t n = 0, fields = 1;
+	for (; t->header != NULL && t->header[n] != NULL; n++)
+		continue;
+	for (size_t i = 0; i < t->len; i++) {
+		if (t->text[i] == '\t')
+			fields++;
+		if (t->text[i] == '\n') {
+			n = fields > n ? fields : n;
+			fields = 1;
+		}
+	}
+	return n;
+}
+
+static void pad(FILE *out, size_t n)
+{
+	while (n-- > 0)
+		fputc(' ', out);
+}
+
+/* One line: each cell padded to its column's width and two spaces, the last one not. */
+static void print_line(FILE *out, const struct cell *cells, const size_t *width, size_t ncols)
+{
+	size_t last = ncols;
+	while (last > 0 && cells[last - 1].len == 0)
+		last--;	/* no trailing blanks */
+	for (size_t c = 0; c < last; c++) {
+		fwrite(cells[c].text, 1, cells[c].len, out);
+		if (c + 1 < last)
+			pad(out, width[c] - cells[c].width + 2);
+	}
+	fputc('\n', out);
+}
+
+static void print_table(const struct cli_table *t)
+{
+	static int tables_printed;	/* a blank line between tables */
+	size_t ncols = count_columns(t), nrows = 0;
+	struct cell *cells = split_cells(t->text, t->len, ncols, &nrows);
+	struct cell *head = calloc(ncols + 1, sizeof(*head));
+	size_t *width = calloc(ncols + 1, sizeof(*width));
+	if (cells != NULL && head != NULL && width != NULL && nrows > 0) {
+		for (size_t c = 0; c < ncols; c++) {
+			size_t hl;
+			const char *h = column_name(t, c, &hl);
+			head[c] = (struct cell){ h != NULL ? h : "", hl, hl };
+			width[c] = hl;
+			for (size_t r = 0; r < nrows; r++)
+				if (cells[r * ncols + c].width > width[c])
+					width[c] = cells[r * ncols + c].width;
+		}
+		if (tables_printed++)
+			fputc('\n', t->out);
+		if (t->header != NULL)
+			print_line(t->out, head, width, ncols);
+		for (size_t r = 0; r < nrows; r++) {
+			if (t->header == NULL)	/* no header to say what the record is: its kind does */
+				fprintf(t->out, "%s  ", t->kind);
+			print_line(t->out, cells + r * ncols, width, ncols);
+		}
+	}
+	free(cells);
+	free(head);
+	free(width);
+}
+
+void cli_table_end(struct cli_table *t)
+{
+	if (t->buf == NULL)
+		return;
+	if (fclose(t->buf) == 0 && t->form == CLI_FORM_TABLE)
+		print_table(t);
+	free(t->text);
+	t->buf = NULL;
+	t->text = NULL;
 }

@@ -27,4 +27,41 @@ void cli_json_string(FILE *out, const char *s);
 /* JSON string of the bytes of s in lower-case hex. */
 void cli_json_hex(FILE *out, const char *s);
 
+/* Records for programs and for people, one writer for check, explain and audit. TSV: a record
+ * per line, its kind first, fields separated by tabs (the form scripts read, and the default
+ * when stdout is no terminal). Table: the records of one kind aligned in columns under a header
+ * line, tables separated by a blank line (a terminal). The fields are written, already escaped
+ * (cli_text_escape, cli_print_caps, cli_print_name), to the stream cli_table_row returns,
+ * separated by '\t': escaped text holds no tab, so a field never splits, and a column's width
+ * is measured on the escaped text a reader sees. */
+enum cli_form { CLI_FORM_TSV, CLI_FORM_TABLE };
+
+/* Remove every "--tsv" before "--" from argv (so each command's own option parser never sees
+ * it) and say which form stdout gets: a table on a terminal, else TSV. */
+enum cli_form cli_output_form(int *argc, char **argv);
+
+/* One table. On the caller's stack; its fields are the writer's own. */
+struct cli_table {
+	FILE *out;
+	enum cli_form form;
+	const char *kind;
+	const char *const *header;
+	FILE *buf;		/* TSV: the current record; table: every record, one per line */
+	char *text;
+	size_t len;
+};
+
+/* @header: the column names, NULL-terminated, or NULL for no header line. A name ending in '='
+ * ("fP=") labels each field of its column in TSV ("fP=none"); the table shows it once, above
+ * the column, without the '='. */
+void cli_table_start(struct cli_table *t, FILE *out, enum cli_form form, const char *kind,
+		     const char *const *header);
+/* The stream for the fields of the next record. Without memory for a buffer, @out itself, the
+ * record printed as TSV without labels. */
+FILE *cli_table_row(struct cli_table *t);
+/* End the record (its fields written to cli_table_row's stream). */
+void cli_table_end_row(struct cli_table *t);
+/* Print what is buffered (a table: the header and the aligned rows). */
+void cli_table_end(struct cli_table *t);
+
 #endif

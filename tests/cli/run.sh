@@ -26,6 +26,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/audit-cases.sh"
 # shellcheck source=tests/cli/import-cases.sh
 . "$HERE/import-cases.sh"
+# shellcheck source=tests/cli/output-cases.sh
+. "$HERE/output-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -824,7 +826,7 @@ CASES=(
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
   audit_sticky_dir_not_a_finding
   explain_canonical_name explain_group_outage
-  "${IMPORT_CASES[@]}"
+  "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}"
 )
 
 run_case() {

@@ -1,0 +1,106 @@
+# output-cases.sh: the three output forms of check, explain and audit (sourced by run.sh): aligned
+# tables on a terminal, TSV elsewhere and with --tsv, JSON (audit). The terminal is a pty (python3).
+
+# cd_tty ARGS...: the CLI under nss_wrapper with stdout (and stderr) on a pty; output in $OUT,
+# '\r' removed, exit status in $RC.
+cd_tty() {
+  RC=0
+  python3 - "$BIN" "$@" >"$OUT" <<PY || RC=$?
+import os, pty, sys
+env = dict(os.environ, LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB",
+           NSS_WRAPPER_PASSWD="$NSSDIR/passwd", NSS_WRAPPER_GROUP="$NSSDIR/group")
+pid, fd = pty.fork()
+if pid == 0:
+    os.execve(sys.argv[1], sys.argv[1:], env)
+data = b""
+while True:
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    data += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.buffer.write(data.replace(b"\r\n", b"\n"))
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
+}
+
+# Every table of FILE (blocks after a header line, up to a blank line) is aligned: each cell
+# starts at its header's column, counted in terminal columns (wide characters take two). Prints
+# the header lines found.
+tables_aligned() {
+  python3 - "$1" <<'PY'
+import sys, unicodedata
+def cols(s):      # display column of each character
+    out, c = [], 0
+    for ch in s:
+        out.append(c)
+        c += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+    return out, c
+def starts(line):  # display columns where a cell starts: after two blanks or at 0
+    pos, _ = cols(line)
+    return [pos[i] for i, ch in enumerate(line) if ch != " " and (i == 0 or line[i - 2:i] == "  ")]
+blocks = open(sys.argv[1], encoding="utf-8").read().split("\n\n")
+headers = 0
+for b in blocks:
+    lines = [l for l in b.split("\n") if l]
+    if len(lines) < 2 or not (lines[0].split()[0].isupper() or lines[0].startswith("pI ")):
+        continue
+    headers += 1
+    want = starts(lines[0])
+    for l in lines[1:]:
+        got = starts(l)
+        assert got[:len(want) - 1] == want[:len(want) - 1], (lines[0], l, want, got)
+        assert "\t" not in l and "\x1b" not in l, l
+    print(lines[0])
+assert headers > 0, "no table"
+PY
+}
+
+t_output_table_check() {
+  need_root; local p; p=$(std_policy)
+  cd_tty check --config "$p"; want_rc 0
+  want_line "$OUT" "$p: ok, 4 rules, 0 warnings"	# the verdict stays the first line
+  tables_aligned "$OUT" >"$CASE_DIR/headers" || fail "check's table is not aligned"
+  want_line "$CASE_DIR/headers" "LINE$(printf ' %.0s' $(seq 1 ${#p}))SUBJECT  CAPABILITIES"
+  want_text "$OUT" "$p:2  @netops  cap_net_admin,cap_net_raw"
+  cd_tty check --tsv --config "$p"; want_rc 0
+  want_line "$OUT" "rule\t$p:2\t@netops\tcap_net_admin,cap_net_raw"
+  cd_nss check --config "$p"; want_line "$OUT" "rule\t$p:4\tdave\tnone"
+}
+
+t_output_table_explain() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  cd_tty explain alice --config "$p" "$t/bin"; want_rc 0
+  tables_aligned "$OUT" >"$CASE_DIR/headers" || fail "explain's tables are not aligned"
+  for h in "USER" "POLICY" "LINE" "pI" "FILE"; do grep -q "^$h " "$CASE_DIR/headers" || fail "no $h table"; done
+  want_text "$CASE_DIR/headers" "fP                    fI             fE   pP'                   pE'"
+  want_text "$OUT" "$t/bin/ping_ei  none                  cap_net_raw    yes  cap_net_raw           cap_net_raw"
+  no_text "$OUT" "fP="	# the header names the column once
+  # --tsv on a terminal is exactly the form a pipe gets
+  cd_tty explain alice --tsv --config "$p" "$t/bin"; cp "$OUT" "$CASE_DIR/tsv"
+  cd_nss explain alice --config "$p" "$t/bin"
+  cmp -s "$OUT" "$CASE_DIR/tsv" || fail "--tsv on a terminal differs from the piped output"
+}
+
+t_output_table_audit_escaped() {
+  need_root; local p t="$CASE_DIR/tree"; p=$(std_policy)
+  capfile "$t/$(printf 'esc\033[31mred')" cap_net_raw=i
+  capfile "$t/$(printf 'wide\346\227\245\346\234\254')" cap_net_raw=i
+  capfile "$t/plain" cap_net_raw=i
+  cd_tty audit --config "$p" "$t"; want_rc 1
+  tables_aligned "$OUT" >"$CASE_DIR/headers" || fail "audit's tables are not aligned"
+  for h in FILE SUBJECT FINDING; do grep -q "^$h " "$CASE_DIR/headers" || fail "no $h table"; done
+  want_text "$OUT" "$t/esc\\x1b[31mred  2    none"	# escaped, and measured escaped
+  no_text "$OUT" "$(printf '\033')"
+  want_text "$OUT" "# policy  $p  ok  4 rules"
+  cd_tty audit --tsv --config "$p" "$t"; cp "$OUT" "$CASE_DIR/tsv"
+  cd_nss audit --config "$p" "$t"
+  cmp -s "$OUT" "$CASE_DIR/tsv" || fail "--tsv on a terminal differs from the piped output"
+  cd_tty audit --json --config "$p" "$t"
+  python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT" || fail "--json on a terminal is not JSON"
+}
+
+OUTPUT_CASES=(output_table_check output_table_explain output_table_audit_escaped)

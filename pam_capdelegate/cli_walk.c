@@ -4,10 +4,10 @@
  * Each thread walks depth first with its own stack of directories (struct frame, on the heap).
  * A directory is read in one go: regular files are checked right away (the thread's working
  * directory is the directory, so lgetxattr takes a bare name), subdirectories are remembered
- * by name and opened later relative to the directory's descriptor. Past
- * CLI_WALK_FDS_PER_THREAD levels the oldest descriptors are closed; on the way back up a
- * directory is reopened through ".." of its child and must be the same (device, inode), else
- * it is looked up again by name from the thread's base directory.
+ * by name and opened later relative to the directory's descriptor. Past a few levels
+ * (CLI_WALK_FDS_PER_THREAD, fewer under a low RLIMIT_NOFILE) the oldest descriptors are
+ * closed; on the way back up a directory is reopened through ".." of its child and must be the
+ * same (device, inode), else it is looked up again by name from the thread's base directory.
  *
  * A thread that finds another thread idle hands it the subdirectory it was about to enter,
  * opened, through a queue that never holds more items than there are idle threads; the walk
@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -47,7 +48,8 @@ struct dirent64_raw {
 	char d_name[];
 };
 
-/* A directory, already open, for whichever thread takes it. */
+/* A directory, already open (a root: -1, opened by the thread that takes it), for whichever
+ * thread takes it. */
 struct item {
 	struct item *next;
 	int fd;
@@ -61,6 +63,8 @@ struct item {
 struct walker {
 	struct cli_scan *scan;
 	int flags;
+	int fds;		/* descriptors a thread keeps on its stack besides its base */
+	int cwd;		/* the caller's working directory, for relative roots */
 	pthread_mutex_t lock;	/* the queue, and everything appended to the scan */
 	pthread_cond_t cond;
 	struct item *head;
@@ -432,10 +436,10 @@ static int enter_mount(struct worker *k, int fd, int is_root, int *nosuid)
 	return 1;
 }
 
-/* Keep at most CLI_WALK_FDS_PER_THREAD descriptors besides the base directory's. */
+/* Keep at most w->fds descriptors besides the base directory's. */
 static void make_room(struct worker *k)
 {
-	if (k->nframes > k->lo && k->nframes - k->lo >= CLI_WALK_FDS_PER_THREAD) {
+	if (k->nframes > k->lo && k->nframes - k->lo >= (size_t)k->w->fds) {
 		if (k->frames[k->lo].fd >= 0)
 			close(k->frames[k->lo].fd);
 		k->frames[k->lo++].fd = -1;
@@ -551,7 +555,8 @@ static int enqueue(struct walker *w, int fd, const char *path, size_t len, dev_t
 {
 	struct item *q = malloc(sizeof(*q) + len + 1);
 	if (q == NULL) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return out_of_memory(w);
 	}
 	*q = (struct item){ .fd = fd, .parent_dev = parent_dev, .nosuid = nosuid,
@@ -594,6 +599,9 @@ static int run_item(struct worker *k, struct item *q)
 	k->path = room;
 	memcpy(k->path, q->path, len + 1);
 	k->lo = 1;
+	/* A root named on the command line is followed if it is a symlink (/bin -> usr/bin). */
+	if (q->fd < 0 && (q->fd = openat(k->w->cwd, q->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return problem(k->w, q->path, "cannot open directory", errno, 0);
 	if (enter_dir(k, q->fd, len, q->parent_dev, q->nosuid, q->is_root, q->unsafe) < 0)
 		return -1;
 	while (k->nframes > 0) {
@@ -793,11 +801,8 @@ static int queue_root(struct walker *w, const struct root *r, size_t *nregular)
 	free(parent);
 	if (rc < 0)
 		return -1;
-	/* A root named on the command line is followed if it is a symlink (/bin -> usr/bin). */
-	int fd = open(r->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return problem(w, r->path, "cannot open directory", errno, 0);
-	return enqueue(w, fd, r->path, strlen(r->path), 0, 0, 1, unsafe);
+	/* Opened by the worker that takes it: a descriptor per root would not be bounded. */
+	return enqueue(w, -1, r->path, strlen(r->path), 0, 0, 1, unsafe);
 }
 
 /* Resolve every root; mark those another root's walk reaches (the first of equals stays). */
@@ -831,6 +836,21 @@ static int default_threads(void)
 	long n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) :
 		 sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > CLI_WALK_MAX_THREADS ? CLI_WALK_MAX_THREADS : (int)n;
+}
+
+/* Each thread holds its base directory, up to w->fds more on its stack, two while it steps
+ * (openat, ".."), and one may be queued for it: keep the total under RLIMIT_NOFILE with a
+ * reserve for standard streams, the policy and libc. Fewer threads rather than none spare. */
+static void fit_descriptors(struct walker *w, int *nthreads)
+{
+	struct rlimit rl;
+	long budget = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ?
+		      (long)rl.rlim_cur - 16 : 1L << 20;
+	if (budget / *nthreads < 5)
+		*nthreads = budget / 5 > 1 ? (int)(budget / 5) : 1;
+	long spare = budget / *nthreads - 4;
+	w->fds = spare < 1 ? 1 : spare > CLI_WALK_FDS_PER_THREAD ? CLI_WALK_FDS_PER_THREAD :
+		 (int)spare;
 }
 
 /* Every directory is read by worker threads: they change their own working directory, never
@@ -876,7 +896,8 @@ static int walk_all(struct walker *w, struct root *rs, int nroots, int nthreads)
 	while (w->head != NULL) {	/* left over only after a failure */
 		struct item *q = w->head;
 		w->head = q->next;
-		close(q->fd);
+		if (q->fd >= 0)
+			close(q->fd);
 		free(q);
 	}
 	for (int i = 0; i < nthreads; i++)
@@ -901,6 +922,12 @@ int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags)
 	struct walker w = { .scan = scan, .flags = flags };
 	int nthreads = scan->threads >= 1 && scan->threads <= CLI_WALK_MAX_THREADS ? scan->threads :
 		       default_threads();
+	fit_descriptors(&w, &nthreads);
+	/* Workers change their own working directory: relative roots are opened from this one.
+	 * O_PATH needs no permission; if even that fails, realpath failed on them already. */
+	w.cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w.cwd < 0)
+		w.cwd = AT_FDCWD;
 	struct root *rs = calloc(nroots > 0 ? (size_t)nroots : 1, sizeof(*rs));
 	int rc = -1;
 	pthread_mutex_init(&w.lock, NULL);
@@ -914,6 +941,8 @@ int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags)
 	free(rs);
 	pthread_mutex_destroy(&w.lock);
 	pthread_cond_destroy(&w.cond);
+	if (w.cwd >= 0)
+		close(w.cwd);
 	if (scan->nfiles > 1)
 		qsort(scan->files, scan->nfiles, sizeof(*scan->files), by_file_path);
 	if (scan->nerrors > 1)

@@ -22,8 +22,9 @@
 
 #include "cli_xattr.h"
 
-/* The most threads a walk uses, and the descriptors each keeps open besides the directory it
- * was given (older ones are closed and reopened through ".." on the way back up). */
+/* The most threads a walk uses, and the most descriptors each keeps open besides the directory
+ * it was given (older ones are closed and reopened through ".." on the way back up). Both are
+ * lowered to fit RLIMIT_NOFILE. */
 #define CLI_WALK_MAX_THREADS 16
 #define CLI_WALK_FDS_PER_THREAD 8
 

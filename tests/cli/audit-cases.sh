@@ -168,8 +168,8 @@ PY
 }
 
 # 6,000 levels (12 KB of path): every capability file and every finding, with 64 descriptors
-# (the old walk kept one per level past PATH_MAX: EMFILE) and with a 256 KiB stack (it recursed
-# past PATH_MAX: SIGSEGV).
+# (the old walk kept one per level past PATH_MAX: EMFILE), with a 256 KiB stack (it recursed
+# past PATH_MAX: SIGSEGV), and with 4 and 16 threads under 24 descriptors.
 t_audit_deep() {
   need_root; local p fs="$CASE_DIR/fs" t="$CASE_DIR/fs/tree" threads; p=$(std_policy)
   # On a tmpfs of its own: unmounting frees the chain at once, where rm -rf takes seconds.
@@ -186,6 +186,13 @@ t_audit_deep() {
     [ "$(count_lines "$OUT" '^finding	writable-directory')" -eq 1 ] || fail "one writable directory"
     with_limits "-s 256" audit --config "$p" --threads "$threads" "$t"; want_rc 1
     want_text "$OUT" "6001 directories	1 regular files	1 capability files	0 mounts skipped	0 vanished	0 errors"
+  done
+  # Many threads under 24 descriptors, over the chain and 50 chains of 12 levels beside it:
+  # the walk fits itself to the limit (fewer descriptors per thread, fewer threads).
+  python3 -c 'import os, sys; [os.makedirs(sys.argv[1] + "/w%d" % i + "/d" * 12) for i in range(50)]' "$fs/wide"
+  for threads in 4 16; do
+    with_limits "-n 24" audit --config "$p" --threads "$threads" "$t" "$fs/wide"; want_rc 1
+    want_text "$OUT" "6652 directories	1 regular files	1 capability files	0 mounts skipped	0 vanished	0 errors"
   done
   ! mountpoint -q "$fs" || umount "$fs"
 }

@@ -103,4 +103,23 @@ t_output_table_audit_escaped() {
   python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT" || fail "--json on a terminal is not JSON"
 }
 
-OUTPUT_CASES=(output_table_check output_table_explain output_table_audit_escaped)
+
+# capdelegate(8)'s OUTPUT FORMS examples (table and TSV of explain alice /usr/bin) are what
+# explain prints for that policy line and file: here under the case's paths, so the table is
+# compared with its columns' blank runs reduced to one tab (tables_aligned checks the widths).
+t_output_manpage_forms() {
+  need_root; local p t="$CASE_DIR/tree/bin"
+  p=$(printf '# demo\nalice cap_net_raw\n' | policy)
+  capfile "$t/ping" cap_net_raw=i
+  cd_tty explain alice --config "$p" "$t"; want_rc 0
+  awk '/^\$ capdelegate explain alice \/usr\/bin$/{f=1;next} f&&/^\.EE/{exit} f' "$MAN" |
+    sed 's/^\.sp$//; s/\\-/-/g' | sed "s|/etc/security/capdelegate.conf|$p|; s|/usr/bin/ping|$t/ping|" |
+    sed -E 's/  +/\t/g' >"$CASE_DIR/want"
+  sed -E 's/  +/\t/g' "$OUT" >"$CASE_DIR/got"
+  [ -s "$CASE_DIR/want" ] || fail "no table example in capdelegate(8)"
+  diff "$CASE_DIR/want" "$CASE_DIR/got" >&2 || fail "capdelegate(8)'s table example differs"
+  cd_nss explain alice --config "$p" "$t"
+  want_line "$OUT" "$(grep -o '^exec^I.*\$$' "$MAN" | sed 's/\^I/\\t/g; s/\$$//; s/\\-/-/g' | sed "s|/usr/bin/ping|$t/ping|")"
+}
+
+OUTPUT_CASES=(output_table_check output_table_explain output_table_audit_escaped output_manpage_forms)

@@ -855,6 +855,17 @@ static void test_case_insensitive_none(void **state)
 			"unknown capability: 'NONE_OF_THAT_IS_NONE'");
 }
 
+/* A path is logged escaped: a space cannot split it into two log fields. */
+static void test_path_with_space_escaped(void **state)
+{
+	(void)state;
+	char *p;
+	assert_true(asprintf(&p, "%s/no such.conf", tmpdir) > 0);
+	assert_int_equal(load_path(p, getuid(), 0), CD_POLICY_MISSING);
+	assert_non_null(strstr(logged(), "/no\\x20such.conf: policy file missing"));
+	free(p);
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-unit") < 0)
@@ -895,6 +906,7 @@ int main(void)
 		cmocka_unit_test_setup(test_directory_of_another_owner, setup),
 		cmocka_unit_test_setup(test_user_line_whole_name, setup),
 		cmocka_unit_test_setup(test_case_insensitive_none, setup),
+		cmocka_unit_test_setup(test_path_with_space_escaped, setup),
 	};
 	int rc = cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 	char *cmd;

@@ -120,6 +120,19 @@ t_import_pam_cap_words() {
   translation_checks
 }
 
+# A NUL byte ends what pam_cap's strtok sees of a line; an NSS outage stops the comparison (exit 2),
+# never read as "not in the group".
+t_import_nul_and_outage() {
+  local p; p=$(printf 'cap_net_raw alice\000bob\ncap_syslog @netops\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_text "$ERR" "$p:1: NUL byte: pam_cap reads the line only up to it"
+  want_line "$OUT" "alice           cap_net_raw"; no_match "$OUT" "^bob"
+  no_text "$ERR" "user bob:"	# bob: @netops on line 2 under both
+  CD_FAULT_GROUPS=netops:2000 cd_nss import-pam-cap "$p"; want_rc 2
+  want_text "$ERR" "cannot look up group netops: Resource temporarily unavailable: no comparison"
+  no_text "$ERR" "summary:"
+}
+
 t_import_errors() {
   cd_nss import-pam-cap "$CASE_DIR/missing.conf"; want_rc 2
   want_text "$ERR" "$CASE_DIR/missing.conf: No such file or directory"
@@ -130,5 +143,5 @@ t_import_errors() {
 
 IMPORT_CASES=(
   import_debian_example import_manpage_shapes import_first_match_vs_union
-  import_all_ambient_bounding import_long_line import_pam_cap_words import_errors
+  import_all_ambient_bounding import_long_line import_pam_cap_words import_nul_and_outage import_errors
 )

@@ -50,7 +50,8 @@ struct options {
  * pam_set_data so that auth (setcred) and session do not parse the file twice. */
 struct saved_grant {
 	char *user;
-	char *shown;		/* the account's canonical name as logged (escaped) */
+	char *account;		/* the account's canonical name (pw_name), raw */
+	char *shown;		/* the same as logged (cd_name_form) */
 	char *typed;		/* the name as typed (escaped), when NSS canonicalized it; else NULL */
 	char *config;		/* policy_key: the policy it was read from */
 	enum cd_status status;
@@ -167,6 +168,7 @@ static void free_saved(struct saved_grant *s)
 	if (s == NULL)
 		return;
 	free(s->user);
+	free(s->account);
 	free(s->shown);
 	free(s->typed);
 	free(s->config);
@@ -226,6 +228,7 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 	if (load_groups_if_needed(pamh, &u, &pol, canonical) == 0 &&
 	    (s = calloc(1, sizeof(*s))) != NULL && cd_resolve(&pol, &u, &g) == 0) {
 		s->user = strdup(user);
+		s->account = strdup(u.name);
 		s->shown = strdup(canonical);
 		s->typed = strcmp(user, u.name) ? strdup(shown) : NULL;
 		s->config = policy_key(o);
@@ -233,7 +236,8 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 		s->caps = g.caps;
 		s->via = g.via;
 		s->rules = rules_text(&g);
-		if (s->user == NULL || s->shown == NULL || s->config == NULL || s->rules == NULL ||
+		if (s->user == NULL || s->account == NULL || s->shown == NULL || s->config == NULL ||
+		    s->rules == NULL ||
 		    (strcmp(user, u.name) && s->typed == NULL)) {
 			free_saved(s);
 			s = NULL;
@@ -314,7 +318,8 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 	if (r->set_errno)
 		pam_syslog(pamh, LOG_ERR, "user=%s: capset failed (%s); inheritable set %s", s->shown,
 			   strerror(r->set_errno), r->clear_errno ? "could not be cleared" : "cleared");
-	cd_audit_grant(s->shown, granted, s->rules, cd_status_str(s->status), r->set_errno == 0);
+	/* the raw name: libaudit encodes acct= itself (escaped text would be escaped twice) */
+	cd_audit_grant(s->account, granted, s->rules, cd_status_str(s->status), r->set_errno == 0);
 	free(granted);
 	free(delegated);
 	free(bound);
@@ -358,7 +363,11 @@ static int begin(pam_handle_t *pamh, int argc, const char **argv, struct options
 		 const char **user, char *shown, size_t shown_size)
 {
 	parse_args(pamh, argc, argv, o);
-	if (pam_get_user(pamh, user, NULL) != PAM_SUCCESS || *user == NULL || **user == '\0') {
+	/* pam_get_item, not pam_get_user: this module never prompts (setcred, account and session
+	 * run after authentication named the user), as pam_limits and pam_cap do. */
+	const void *item = NULL;
+	*user = pam_get_item(pamh, PAM_USER, &item) == PAM_SUCCESS ? item : NULL;
+	if (*user == NULL || **user == '\0') {
 		pam_syslog(pamh, LOG_ERR, "cannot determine the user: no capabilities granted");
 		snprintf(shown, shown_size, "?");
 		*user = NULL;

@@ -809,6 +809,29 @@ t_explain_directory_names() {
   cd_nss check --config "$p"; want_rc 0
 }
 
+# Issue 12: drop-ins. check and explain read --confdir as the module reads confdir=; check
+# lists what it does not read; explain names each matched line's file.
+t_check_explain_dropins() {
+  need_root; local p d="$CASE_DIR/capdelegate.d"
+  p=$(printf 'alice cap_net_raw\n' | policy)
+  mkdir -p "$d"
+  printf 'alice cap_kill\n' >"$d/20-alice.conf"; printf 'bob cap_net_admin\n' >"$d/10-bob.conf"
+  printf 'bob cap_sys_admin\n' >"$d/10-bob.conf~"; printf 'x\n' >"$d/.hidden.conf"
+  chmod 0644 "$d"/*.conf "$d"/*~ "$d/.hidden.conf"
+  cd_nss check --config "$p" --confdir "$d"; want_rc 0
+  want_text "$ERR" "note: $d/10-bob.conf~: not read"
+  want_text "$ERR" "note: $d/.hidden.conf: not read"
+  cd_nss explain alice --config "$p" --confdir "$d" "$d"; want_rc 0
+  want_line "$OUT" "match\t$p:1\tuser\talice\tcap_net_raw"
+  want_line "$OUT" "match\t$d/20-alice.conf:1\tuser\talice\tcap_kill"
+  want_line "$OUT" "pI\tcap_kill,cap_net_raw\tuser"
+  cd_nss explain alice --config "$p" --confdir "" "$d"; want_rc 0
+  want_line "$OUT" "pI\tcap_net_raw\tuser"
+  printf 'bob cap_chwn\n' >"$d/10-bob.conf"
+  cd_nss check --config "$p" --confdir "$d"; want_rc 2
+  want_text "$ERR" "$d/10-bob.conf:1: unknown capability: 'cap_chwn'"
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
@@ -825,7 +848,7 @@ CASES=(
   check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
   audit_sticky_dir_not_a_finding
-  explain_canonical_name explain_group_outage
+  explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}"
 )
 

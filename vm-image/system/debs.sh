@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # debs.sh: build the Debian packages (dpkg-buildpackage -b, out of tree) and print their paths.
-# The tree built is this checkout's tracked files plus debian/, copied to _build/deb/; the .debs
-# are reused while a hash of those files is unchanged.
+# The tree built is this checkout (tracked and untracked files, not ignored ones) plus debian/,
+# copied to _build/deb/; the .debs are reused while a hash of those files is unchanged.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,8 +21,9 @@ log() { printf '[deb %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
 mkdir -p "$out"
 exec 9>"$out/.lock"; flock -w 600 9 || { echo "debs.sh: $out/.lock busy" >&2; exit 1; }
 
-# Tracked files that exist in the working tree, plus debian/ (which may not be committed yet).
-files=$( { git -C "$src" ls-files; find "$src/debian" -type f -printf 'debian/%P\n'; } \
+# The working tree as git sees it (tracked and untracked, minus ignored build outputs): what
+# `make` there would build, as vm-image/build.sh does for the first guest.
+files=$( { git -C "$src" ls-files -co --exclude-standard; find "$src/debian" -type f -printf 'debian/%P\n'; } \
   | sort -u | while read -r f; do [ -f "$src/$f" ] && printf '%s\n' "$f"; done)
 key=$( (cd "$src" && tr '\n' '\0' <<<"$files" | xargs -0 sha256sum) | sha256sum | cut -c1-16)
 version=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)

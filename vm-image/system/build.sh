@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# build.sh: build (or find in the cache) the systemd guest's ext4 image and print its path.
+#
+# Cached under $LAB_CACHE/vm-system like vm-image/build.sh:
+#   base-<hash of base.sh>/          Debian 12 with systemd, sshd, auditd (base.sh)
+#   image-<hash of all inputs>.ext4  base + the project's .debs (apt-get install, pam-auth-update
+#                                    --enable) + the overlay below
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LAB_ROOT=${LAB_ROOT:-$(cd "$here/../.." && pwd)}
+LAB_CACHE=${LAB_CACHE:-$LAB_ROOT/.cache}
+vmc=$LAB_CACHE/vm-system
+T0=${LAB_T0:-$(date +%s)}
+
+case "${1:-}" in
+  -h|--help) echo "usage: $0   (as root) build or reuse the systemd guest's image; prints its path. Progress on stderr."; exit 0 ;;
+  "") ;;
+  *) echo "usage: $0 [--help]" >&2; exit 2 ;;
+esac
+[ "$(id -u)" -eq 0 ] || { echo "build.sh: needs root (mmdebstrap, chroot, setcap)" >&2; exit 2; }
+log() { printf '[vm-system %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
+mkdir -p "$vmc"
+exec 9>"$vmc/lock"
+flock -w 900 9 || { echo "build.sh: $vmc/lock still held after 900 s" >&2; exit 1; }
+
+# --- stage 1: Debian base --------------------------------------------------------------------
+base_key=$(sha256sum <"$here/base.sh" | cut -c1-16)
+base=$vmc/base-$base_key
+if [ -d "$base" ]; then
+  log "base: cached ($base)"
+else
+  log "base: bootstrapping Debian 12 with systemd, openssh-server, auditd (about 1 min)"
+  rm -rf "$base.tmp"
+  "$here/base.sh" "$base.tmp" >"$vmc/base.log" 2>&1 || { tail -n 30 "$vmc/base.log" >&2; exit 1; }
+  mv "$base.tmp" "$base"
+  find "$vmc" -maxdepth 1 -name 'base-*' ! -name "base-$base_key" -exec rm -rf {} +
+  log "base: done ($(du -sh "$base" | cut -f1))"
+fi
+
+# --- stage 2: the packages -------------------------------------------------------------------
+debs_out=$("$here/debs.sh") || { echo "build.sh: the packages did not build" >&2; exit 1; }
+mapfile -t debs <<<"$debs_out"
+
+# --- stage 3: the image ----------------------------------------------------------------------
+image_key=$( { echo "$base_key"; sha256sum "${debs[@]}" | cut -d' ' -f1
+  cat "$0" "$here"/overlay.sh "$here"/files/* "$LAB_ROOT/config/capdelegate.conf" \
+    "$LAB_ROOT/tests/system/probe"; } | sha256sum | cut -c1-16)
+image=$vmc/image-$image_key.ext4
+if [ -f "$image" ]; then log "image: cached ($image)"; echo "$image"; exit 0; fi
+
+stage=$vmc/stage
+rm -rf "$stage"
+cp -a "$base" "$stage"
+log "image: apt-get install the .debs, pam-auth-update --enable capdelegate, users, policy"
+"$here/overlay.sh" "$stage" "${debs[@]}" >"$vmc/overlay.log" 2>&1 || { tail -n 30 "$vmc/overlay.log" >&2; exit 1; }
+
+log "image: mke2fs -d"
+rm -f "$image.tmp"
+mke2fs -q -t ext4 -L capdelegate-sys -d "$stage" -F "$image.tmp" 2G >&2
+mv "$image.tmp" "$image"
+rm -rf "$stage"
+ls -1t "$vmc"/image-*.ext4 | tail -n +3 | xargs -r rm -f
+log "image: done ($image)"
+echo "$image"

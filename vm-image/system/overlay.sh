@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# overlay.sh STAGE DEB...: turn STAGE (a copy of the base) into the systemd guest the way an
+# administrator would: apt-get install the .debs, pam-auth-update --enable capdelegate, write the
+# policy, setcap cap_net_raw=i ping; then the lab's users, console drop-in, sshd and network.
+set -euo pipefail
+
+if [ "${1:-}" = --help ] || [ $# -lt 2 ]; then
+  echo "usage: $0 STAGE DEB...   (as root; called by vm-image/system/build.sh)"
+  [ "${1:-}" = --help ]; exit
+fi
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LAB_ROOT=${LAB_ROOT:-$(cd "$here/../.." && pwd)}
+stage=$1; shift
+files=$here/files
+inroot() { chroot "$stage" "$@"; }
+
+# --- the administrator's path ------------------------------------------------------------------
+# The .debs stay in the image (/root/debs) for the purge/reinstall test.
+mkdir -p "$stage/root/debs"
+cp "$@" "$stage/root/debs/"
+names=(); for d in "$@"; do names+=("/root/debs/$(basename "$d")"); done
+inroot env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${names[@]}"
+inroot pam-auth-update --enable capdelegate
+install -m 644 "$LAB_ROOT/config/capdelegate.conf" "$stage/etc/security/capdelegate.conf"
+# A copy the tests restore after breaking the policy.
+install -D -m 644 "$LAB_ROOT/config/capdelegate.conf" "$stage/root/lab/capdelegate.conf"
+# iputils-ping's postinst set cap_net_raw=ep; every reinstall or upgrade of it sets it again.
+setcap cap_net_raw=i "$stage/usr/bin/ping"
+
+# The profile must have put the module after pam_unix in common-auth and after pam_systemd in
+# common-session (see pam_capdelegate(8), "Debian: pam-auth-update").
+order=$(grep -h -o -E 'pam_(unix|systemd|capdelegate)\.so' "$stage/etc/pam.d/common-auth" "$stage/etc/pam.d/common-session" | paste -sd' ')
+[ "$order" = "pam_unix.so pam_capdelegate.so pam_unix.so pam_systemd.so pam_capdelegate.so" ] \
+  || { echo "overlay.sh: unexpected module order in common-auth/common-session: $order" >&2; exit 1; }
+
+# --- the lab: users, logins, network -----------------------------------------------------------
+echo capdelegate-sys >"$stage/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\tcapdelegate-sys\n' >"$stage/etc/hosts"
+echo 'LANG=C.UTF-8' >"$stage/etc/default/locale"
+# A fixed machine-id: no first-boot logic (systemd-firstboot would prompt on the console).
+echo 5e1f0c0a9b7d4c2e8f6a1b3c5d7e9f01 >"$stage/etc/machine-id"
+inroot groupadd netops
+for u in alice bob carol dave erin; do
+  case $u in carol|dave|erin) g=(-G netops) ;; *) g=() ;; esac
+  inroot useradd -m -s /bin/bash "${g[@]}" "$u"
+done
+printf '%s\n' root:root alice:alice bob:bob carol:carol dave:dave erin:erin | inroot chpasswd -c SHA512
+# The administrator's last step before logging in: the policy parses and names known subjects.
+inroot capdelegate check
+
+install -D -m 644 "$files/serial-getty-capdelegate.conf" \
+  "$stage/etc/systemd/system/serial-getty@ttyS0.service.d/capdelegate.conf"
+install -m 644 "$files/sshd-lab.conf" "$stage/etc/ssh/sshd_config.d/lab.conf"
+install -D -m 644 "$files/10-lab.network" "$stage/etc/systemd/network/10-lab.network"
+install -m 644 "$files/60-lab-ping.conf" "$stage/etc/sysctl.d/60-lab-ping.conf"
+install -m 644 "$files/capdelegate-lab-overlay.service" "$stage/etc/systemd/system/"
+install -m 755 "$files/lab-poweroff" "$stage/usr/local/sbin/lab-poweroff"
+install -m 755 "$LAB_ROOT/tests/system/probe" "$stage/usr/local/bin/lab-probe"
+inroot systemctl enable systemd-networkd.service capdelegate-lab-overlay.service
+# Timers that would only compete for the single TCG CPU during a test boot.
+inroot systemctl mask apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer fstrim.timer

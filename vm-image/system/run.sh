@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# run.sh: boot the systemd guest in QEMU (TCG): serial console on this terminal (or a socket),
+# the guest's sshd forwarded to 127.0.0.1:PORT on the host. snapshot=on: nothing is kept.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export LAB_ROOT=${LAB_ROOT:-$(cd "$here/../.." && pwd)}
+export LAB_CACHE=${LAB_CACHE:-$LAB_ROOT/.cache}
+export LAB_T0=${LAB_T0:-$(date +%s)}
+
+usage() {
+  cat <<'EOF2'
+usage: vm-image/system/run.sh [--policy FILE] [--ssh-port N] [--console-socket PATH]
+                              [--timeout SECONDS] [--quiet]
+
+  --policy FILE          FILE becomes /etc/security/capdelegate.conf for this boot (root:root 0644)
+  --ssh-port N           forward 127.0.0.1:N on the host to the guest's port 22 (default 2222)
+  --console-socket PATH  serve the serial console on a unix socket instead of this terminal (tests)
+  --timeout SECONDS      hard limit for the whole boot (default 7200; QEMU is killed after it)
+  --image PATH           boot this image (from vm-image/system/build.sh) instead of building one
+  --quiet                no banner
+
+Log in as root/root (also over ssh: a lab image), alice/alice, bob/bob, carol, dave, erin.
+Quit QEMU: Ctrl-a x. Power off from inside, as root: lab-poweroff.
+Environment: CAPDELEGATE_KERNEL=PATH boots that bzImage instead of kernel/lab-kernel.sh's.
+EOF2
+}
+
+policy="" port=2222 sock="" timeout=7200 quiet=0 image=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --policy) policy=$2; shift 2 ;;
+    --ssh-port) port=$2; shift 2 ;;
+    --console-socket) sock=$2; shift 2 ;;
+    --timeout) timeout=$2; shift 2 ;;
+    --image) image=$2; shift 2 ;;
+    --quiet) quiet=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
+[[ $port =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] || { echo "run.sh: bad --ssh-port $port" >&2; exit 2; }
+
+kernel=${CAPDELEGATE_KERNEL:-$("$LAB_ROOT/kernel/lab-kernel.sh" path bzimage)}
+[ -f "$kernel" ] || { echo "run.sh: guest kernel $kernel not found" >&2; exit 2; }
+[ -n "$image" ] || image=$("$here/build.sh")
+
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+disks=(-drive "file=$image,format=raw,if=virtio,snapshot=on")
+if [ -n "$policy" ]; then
+  [ -f "$policy" ] || { echo "run.sh: policy $policy not found" >&2; exit 2; }
+  mkdir -p "$tmp/root/etc/security"
+  install -m 644 "$policy" "$tmp/root/etc/security/capdelegate.conf"
+  tar -C "$tmp/root" --owner=0 --group=0 --numeric-owner -cf "$tmp/overlay.tar" etc/security/capdelegate.conf
+  disks+=(-drive "file=$tmp/overlay.tar,format=raw,if=virtio,readonly=on")
+fi
+if [ -n "$sock" ]; then serial=(-chardev "socket,id=con,path=$sock,server=on,wait=off" -serial chardev:con)
+else serial=(-serial mon:stdio); fi
+
+if [ "$quiet" = 0 ]; then
+  cat >&2 <<EOF2
+== capdelegate systemd guest: kernel $kernel
+== image $image${policy:+, policy $policy}
+== ssh -p $port alice@127.0.0.1   (passwords: user name; root/root)
+== Quit QEMU: Ctrl-a x.  Power off from inside: lab-poweroff as root. Hard limit: ${timeout}s.
+EOF2
+fi
+
+# TCG only (see vm-image/run.sh). The guest's port 22 is reachable from the host's loopback only.
+timeout --foreground -k 5 "$timeout" qemu-system-x86_64 -accel tcg -m 512M -smp 1 \
+  -nodefaults -display none -no-reboot "${serial[@]}" \
+  -netdev "user,id=n,hostfwd=tcp:127.0.0.1:$port-:22" -device virtio-net-pci,netdev=n \
+  -kernel "$kernel" \
+  -append "console=ttyS0 root=/dev/vda rw rootfstype=ext4 quiet panic=-1" \
+  "${disks[@]}"

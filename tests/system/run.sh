@@ -129,7 +129,8 @@ done
 root collect 'set -x; journalctl -q -o cat --no-pager | grep "pam_capdelegate(" || true
 ausearch --input-logs -m USER --raw </dev/null 2>/dev/null | grep "op=capdelegate-grant" || true
 grep -H pam_ /etc/pam.d/common-auth /etc/pam.d/common-session; getcap /usr/bin/ping
-systemctl is-active auditd systemd-logind ssh; cat /proc/sys/kernel/osrelease' || true
+systemctl is-active auditd systemd-logind ssh
+echo "@@ failed_units=$(systemctl --failed --no-legend --plain | awk "{ print \$1 }" | paste -sd, -)"' || true
 c=$(tr -d '\r' <"$work/collect.txt")
 # logins so far per user: ssh, su, console
 declare -A LOGINS=([alice]=3 [bob]=3 [carol]=1 [dave]=1 [erin]=1)
@@ -148,8 +149,26 @@ check stack/session-after-pam_systemd "common-session order: $order" [ "$order" 
 check stack/auth-additional-optional "common-auth: $(grep common-auth <<<"$c" | grep capdelegate)" \
   eval 'grep -qE "^/etc/pam.d/common-auth:auth[[:space:]]+optional[[:space:]]+pam_capdelegate\.so" <<<"$c"'
 check image/ping-fI-only "$(grep /usr/bin/ping <<<"$c")" grep -qx '/usr/bin/ping cap_net_raw=i' <<<"$c"
+check image/no-failed-units "failed: $(fact collect 0 failed_units)" [ -z "$(fact collect 0 failed_units)" ]
 check image/services-active "$(grep -E '^(in)?active' <<<"$c" | paste -sd' ')" \
   [ "$(grep -cx active <<<"$c")" = 3 ]
+
+# --- 4b. the order next to pam_systemd >= 254 (a stand-in: Debian 12's 252 leaves pI alone) ------
+# pam_ambient_stub.so does what pam_systemd >= 254 does in open_session: pI := {wake_alarm}, and
+# the same bit in pA. su from root runs only the session stack's pI setters (pam_rootok ends auth
+# before our auth line), so the order of the session lines decides.
+WAKE_ALARM=$((1 << 35))
+root order-right 'sed -i "/pam_systemd.so/a session optional pam_ambient_stub.so" /etc/pam.d/common-session
+su - alice -c lab-probe; grep -hoE "pam_(systemd|ambient_stub|capdelegate)" /etc/pam.d/common-session | sed "s/^/@@ order=/"' || true
+session order-right 1 alice order/module-after-stand-in/su-alice
+order=$(facts order-right | awk -F'\t' '$2 ~ /^order=/ { print substr($2, 7) }' | paste -sd' ')
+check order/module-after-stand-in/stack "common-session: $order" [ "$order" = "pam_systemd pam_ambient_stub pam_capdelegate" ]
+root order-wrong 'sed -i "/pam_ambient_stub.so/d" /etc/pam.d/common-session
+echo "session optional pam_ambient_stub.so" >>/etc/pam.d/common-session
+su - alice -c lab-probe; sed -i "/pam_ambient_stub.so/d" /etc/pam.d/common-session' || true
+# (su's change of uid from 0 clears pA; pI, which the shell inherits, is the stand-in's)
+check order/stand-in-after-module-replaces-grant "CapInh=$(fact order-wrong 1 self.CapInh)" \
+  hex_eq "$(fact order-wrong 1 self.CapInh)" $WAKE_ALARM
 
 # --- 5. a policy with a syntax error: every login works, grants nothing, is logged --------------
 root syntax-set "printf 'alice cap_net_raw\n@netops cap_net_raww\n' >/etc/security/capdelegate.conf" || true

@@ -45,7 +45,7 @@ mapfile -t debs <<<"$debs_out"
 # --- stage 3: the image ----------------------------------------------------------------------
 image_key=$( { echo "$base_key"; sha256sum "${debs[@]}" | cut -d' ' -f1
   cat "$0" "$here"/overlay.sh "$here"/files/* "$LAB_ROOT/config/capdelegate.conf" \
-    "$LAB_ROOT/tests/system/probe"; } | sha256sum | cut -c1-16)
+    "$LAB_ROOT/tests/system/probe" "$LAB_ROOT/tests/system/pam_ambient_stub.c"; } | sha256sum | cut -c1-16)
 image=$vmc/image-$image_key.ext4
 if [ -f "$image" ]; then log "image: cached ($image)"; echo "$image"; exit 0; fi
 

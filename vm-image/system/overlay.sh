@@ -52,10 +52,13 @@ install -D -m 644 "$files/serial-getty-capdelegate.conf" \
   "$stage/etc/systemd/system/serial-getty@ttyS0.service.d/capdelegate.conf"
 install -m 644 "$files/sshd-lab.conf" "$stage/etc/ssh/sshd_config.d/lab.conf"
 install -D -m 644 "$files/10-lab.network" "$stage/etc/systemd/network/10-lab.network"
-install -m 644 "$files/60-lab-ping.conf" "$stage/etc/sysctl.d/60-lab-ping.conf"
+install -m 644 "$files/60-lab-ping.conf" "$files/50-pid-max.conf" "$stage/etc/sysctl.d/"
 install -m 644 "$files/capdelegate-lab-overlay.service" "$stage/etc/systemd/system/"
 install -m 755 "$files/lab-poweroff" "$stage/usr/local/sbin/lab-poweroff"
 install -m 755 "$LAB_ROOT/tests/system/probe" "$stage/usr/local/bin/lab-probe"
+# The tests' stand-in for pam_systemd >= 254 (sets pI and pA in open_session); no PAM file uses it.
+gcc -std=gnu11 -O2 -Wall -Wextra -shared -fPIC -o "$stage/usr/lib/x86_64-linux-gnu/security/pam_ambient_stub.so" \
+  "$LAB_ROOT/tests/system/pam_ambient_stub.c" -lcap
 inroot systemctl enable systemd-networkd.service capdelegate-lab-overlay.service
 # Timers that would only compete for the single TCG CPU during a test boot.
 inroot systemctl mask apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer fstrim.timer

@@ -158,6 +158,7 @@ struct prep {
 	unsigned capset_fail;		/* armed after the prep: see capset_fail */
 	gid_t getgrgid_fail;		/* 0: none */
 	const char *swap_link, *swap_to;
+	const char *cwd;		/* the child's working directory */
 };
 
 typedef void (*steps_fn)(pam_handle_t *pamh, struct outcome *o);
@@ -270,6 +271,8 @@ static void run(const char *svc, const char *user, const struct prep *prep, step
 		current = &r;
 		capset_calls = 0;
 		capset_fail = prep ? prep->capset_fail : 0;
+		if (prep != NULL && prep->cwd != NULL && chdir(prep->cwd) < 0)
+			_exit(6);
 		if (prep != NULL && prep->getgrgid_fail != 0)
 			getgrgid_fail = prep->getgrgid_fail;
 		if (prep != NULL) {
@@ -656,6 +659,23 @@ static void test_group_member_is_whole_name(void **state)
 	expect_log(&o, "user=alice granted=none via=none");
 }
 
+/* A relative config= grants nothing, even when the name exists in the working directory. */
+static void test_relative_config_never_read(void **state)
+{
+	(void)state;
+	need_root();
+	service("mrel", "alice cap_net_raw\n", "session required MOD\n");
+	char *args;
+	assert_true(asprintf(&args, "session required %s config=mrel.conf\n", module) > 0);
+	service("mrel2", NULL, args);
+	struct prep p = { .cwd = workdir };
+	struct outcome o;
+	run("mrel2", "alice", &p, session, &o);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "bad option config=mrel.conf: not an absolute path");
+	free(args);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -681,6 +701,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_gid_lookup_error_fails_closed),
 		cmocka_unit_test(test_link_swapped_after_resolving),
 		cmocka_unit_test(test_group_member_is_whole_name),
+		cmocka_unit_test(test_relative_config_never_read),
 	};
 	return cmocka_run_group_tests_name("module", tests, NULL, NULL);
 }

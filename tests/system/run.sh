@@ -77,9 +77,9 @@ fact() { facts "$1" | awk -F'\t' -v n="$2" -v k="$3=" '$1 == n && index($2, k) =
 is_hex() { [[ "$1" =~ ^[0-9a-fA-F]{1,16}$ ]]; }
 hex_eq() { is_hex "$1" && [ $(( 16#$1 )) -eq $(( $2 )) ]; }
 hex_and() { is_hex "$1" && [ $(( 16#$1 & $2 )) -ne 0 ]; }
+# shellcheck disable=SC2034 # SETPCAP is used inside eval'd checks
 NET_RAW=$((1 << 13)) SYSLOG=$((1 << 34)) SETPCAP=$((1 << 8))
 declare -A GRANT=([alice]=$NET_RAW [bob]=0 [carol]=$SYSLOG [dave]=0 [erin]=$NET_RAW)
-declare -A PING=([alice]=ok [bob]=eperm [carol]=eperm [dave]=eperm [erin]=ok)
 
 # session FILE N USER CHECKNAME [WANT]: the sets of session N in FILE and ping's result.
 session() {

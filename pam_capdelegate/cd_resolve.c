@@ -30,12 +30,18 @@ static int in_groups(const struct cd_user *u, const char *group)
 	return 0;
 }
 
+/* A user line names @u: the whole canonical name, byte for byte. The first byte first: the
+ * module asks this of every user line, at every login. */
+static inline int names_user(const struct cd_rule *r, const struct cd_user *u)
+{
+	return r->name[0] == u->name[0] && strcmp(r->name, u->name) == 0;
+}
+
 /* Does the rule's subject name @u? */
 static int subject_matches(const struct cd_rule *r, const struct cd_user *u)
 {
 	switch (r->kind) {
-	/* the first byte first: the module asks this of every user line, at every login */
-	case CD_SUBJECT_USER: return r->name[0] == u->name[0] && strcmp(r->name, u->name) == 0;
+	case CD_SUBJECT_USER: return names_user(r, u);
 	case CD_SUBJECT_GROUP: return in_groups(u, r->name);
 	case CD_SUBJECT_DEFAULT: return 1;
 	}
@@ -60,9 +66,9 @@ static int rule_matches(const struct cd_rule *r, const struct cd_user *u, enum c
 int cd_rule_may_match(const struct cd_rule *rule, void *arg)
 {
 	const struct cd_user *u = arg;
-	/* Asked of every line at every login: the user-line case first, without a call. */
+	/* Asked of every line at every login: the user-line case first, inline. */
 	if (rule->kind == CD_SUBJECT_USER)
-		return rule->name[0] == u->name[0] && strcmp(rule->name, u->name) == 0;
+		return names_user(rule, u);
 	if (rule->kind == CD_SUBJECT_GROUP && !u->groups_loaded)
 		return 1;	/* groups are looked up later, only if no user line decides */
 	return subject_matches(rule, u);

@@ -31,6 +31,8 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "harness.h"
 #include <libaudit.h>
 #include <security/pam_appl.h>
 
@@ -163,18 +165,6 @@ struct prep {
 
 typedef void (*steps_fn)(pam_handle_t *pamh, struct outcome *o);
 
-static int write_file(const char *path, const char *text, mode_t mode)
-{
-	unlink(path);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, text, strlen(text));
-	fchmod(fd, mode);
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 /* Service @svc: policy @svc.conf holding @policy (NULL: no policy file), and @stack, where
  * "MOD" stands for "<module> config=<policy>". */
 static void service(const char *svc, const char *policy, const char *stack)
@@ -206,23 +196,12 @@ static void service(const char *svc, const char *policy, const char *stack)
 	free(text);
 }
 
-static unsigned long long status_field(const char *status, const char *field)
-{
-	const char *p = strstr(status, field);
-	return p ? strtoull(p + strlen(field), NULL, 16) : ~0ULL;
-}
-
 static void read_caps(struct outcome *o)
 {
-	char buf[4096] = "";
-	int fd = open("/proc/self/status", O_RDONLY);
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	o->inh = status_field(buf, "CapInh:\t");
-	o->prm = status_field(buf, "CapPrm:\t");
-	o->eff = status_field(buf, "CapEff:\t");
-	o->bnd = status_field(buf, "CapBnd:\t");
+	o->inh = cap_status_field("CapInh:\t");
+	o->prm = cap_status_field("CapPrm:\t");
+	o->eff = cap_status_field("CapEff:\t");
+	o->bnd = cap_status_field("CapBnd:\t");
 }
 
 static int apply_prep(const struct prep *p)

@@ -24,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "harness.h"
 #include <libpamtest.h>
 #include <security/pam_appl.h>
 
@@ -51,18 +53,6 @@ struct outcome {
 	unsigned long long inh, prm, eff, amb;
 	char log[8192];
 };
-
-static int write_file(const char *path, const char *text, mode_t mode)
-{
-	unlink(path);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, text, strlen(text));
-	fchmod(fd, mode);
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
 
 static char *policy_path(const char *name)
 {
@@ -95,23 +85,12 @@ static void write_service(const char *svc, const char *args)
 	free(text);
 }
 
-static unsigned long long status_field(const char *status, const char *field)
-{
-	const char *p = strstr(status, field);
-	return p ? strtoull(p + strlen(field), NULL, 16) : ~0ULL;
-}
-
 static void read_caps(struct outcome *o)
 {
-	char buf[4096] = "";
-	int fd = open("/proc/self/status", O_RDONLY);
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	o->inh = status_field(buf, "CapInh:\t");
-	o->prm = status_field(buf, "CapPrm:\t");
-	o->eff = status_field(buf, "CapEff:\t");
-	o->amb = status_field(buf, "CapAmb:\t");
+	o->inh = cap_status_field("CapInh:\t");
+	o->prm = cap_status_field("CapPrm:\t");
+	o->eff = cap_status_field("CapEff:\t");
+	o->amb = cap_status_field("CapAmb:\t");
 }
 
 static int apply_prep(const struct prep *p)

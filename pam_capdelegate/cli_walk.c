@@ -917,6 +917,22 @@ static int by_problem_path(const void *a, const void *b)
 	return c ? c : (x->what && y->what ? strcmp(x->what, y->what) : 0);
 }
 
+/* One record per path: a root the walk cannot examine may also be an entry of another root's
+ * walk that cannot be opened (overlapping roots), and each path is reported once. @list is
+ * sorted by path; the first problem of each path stays. */
+static void unique_problems(struct cli_problem *list, size_t *n)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < *n; i++) {
+		if (kept > 0 && strcmp(list[kept - 1].path, list[i].path) == 0) {
+			free(list[i].path);
+			continue;
+		}
+		list[kept++] = list[i];
+	}
+	*n = kept;
+}
+
 int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags)
 {
 	struct walker w = { .scan = scan, .flags = flags };
@@ -945,10 +961,14 @@ int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags)
 		close(w.cwd);
 	if (scan->nfiles > 1)
 		qsort(scan->files, scan->nfiles, sizeof(*scan->files), by_file_path);
-	if (scan->nerrors > 1)
+	if (scan->nerrors > 1) {
 		qsort(scan->errors, scan->nerrors, sizeof(*scan->errors), by_problem_path);
-	if (scan->nvanished > 1)
+		unique_problems(scan->errors, &scan->nerrors);
+	}
+	if (scan->nvanished > 1) {
 		qsort(scan->vanished, scan->nvanished, sizeof(*scan->vanished), by_problem_path);
+		unique_problems(scan->vanished, &scan->nvanished);
+	}
 	return rc < 0 ? -1 : (int)(scan->nerrors > INT_MAX ? INT_MAX : scan->nerrors);
 }
 

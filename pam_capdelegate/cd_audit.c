@@ -11,7 +11,7 @@
 #include "cd_audit.h"
 
 void cd_audit_grant(const char *user, const char *granted, const char *rules,
-		    const char *policy_status, int success)
+		    const char *policy_status, const char *rhost, const char *tty, int success)
 {
 	int fd = audit_open();
 	if (fd < 0)
@@ -24,7 +24,9 @@ void cd_audit_grant(const char *user, const char *granted, const char *rules,
 		     granted ? granted : "?", policy_status, rules) >= 0) {
 		int saved = errno;
 		/* EPERM (no CAP_AUDIT_WRITE) or ECONNREFUSED: audit not usable here, stay quiet. */
-		audit_log_user_message(fd, AUDIT_USER, msg, NULL, NULL, NULL, success);
+		/* hostname and terminal as PAM knows them (sshd's PAM_RHOST, login's PAM_TTY):
+		 * libaudit fills addr from the host name, and "?" for what is unknown */
+		audit_log_user_message(fd, AUDIT_USER, msg, rhost, NULL, tty, success);
 		errno = saved;
 	}
 	free(msg);

@@ -3,13 +3,14 @@
  *
  * Record: type AUDIT_USER (1005), message
  *   op=capdelegate-grant acct="USER" grant=CAPS policy=STATUS rules=FILE:LINE,...
- * plus the exe/hostname/addr/terminal/res fields libaudit adds. No audit support in the
+ * plus the exe/hostname/addr/terminal/res fields libaudit adds (hostname and terminal from
+ * PAM_RHOST and PAM_TTY; NULL for unknown). No audit support in the
  * kernel, or no permission to write (CAP_AUDIT_WRITE), is not an error: nothing is sent.
  */
 #ifndef CD_AUDIT_H
 #define CD_AUDIT_H
 
 void cd_audit_grant(const char *user, const char *granted, const char *rules,
-		    const char *policy_status, int success);
+		    const char *policy_status, const char *rhost, const char *tty, int success);
 
 #endif

@@ -319,7 +319,13 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 		pam_syslog(pamh, LOG_ERR, "user=%s: capset failed (%s); inheritable set %s", s->shown,
 			   strerror(r->set_errno), r->clear_errno ? "could not be cleared" : "cleared");
 	/* the raw name: libaudit encodes acct= itself (escaped text would be escaped twice) */
-	cd_audit_grant(s->account, granted, s->rules, cd_status_str(s->status), r->set_errno == 0);
+	const void *rhost = NULL, *tty = NULL;
+	if (pam_get_item(pamh, PAM_RHOST, &rhost) != PAM_SUCCESS)
+		rhost = NULL;
+	if (pam_get_item(pamh, PAM_TTY, &tty) != PAM_SUCCESS)
+		tty = NULL;
+	cd_audit_grant(s->account, granted, s->rules, cd_status_str(s->status), rhost, tty,
+		       r->set_errno == 0);
 	free(granted);
 	free(delegated);
 	free(bound);

@@ -117,6 +117,7 @@ struct outcome {
 	unsigned long long inh, prm, eff, bnd;
 	int naudit, audit_result;
 	char audit[1024];
+	char audit_where[256];	/* the hostname and tty given to libaudit */
 	char log[8192];
 };
 static struct outcome *current;	/* the child's outcome, filled by the audit stub */
@@ -141,11 +142,13 @@ void audit_close(int fd)
 int audit_log_user_message(int audit_fd, int type, const char *message, const char *hostname,
 			   const char *addr, const char *tty, int result)
 {
-	(void)audit_fd; (void)hostname; (void)addr; (void)tty;
+	(void)audit_fd; (void)addr;
 	if (current != NULL && type == AUDIT_USER) {
 		current->naudit++;
 		current->audit_result = result;
 		snprintf(current->audit, sizeof(current->audit), "%s", message);
+		snprintf(current->audit_where, sizeof(current->audit_where), "hostname=%s tty=%s",
+			 hostname ? hostname : "(null)", tty ? tty : "(null)");
 	}
 	return 1;
 }
@@ -315,6 +318,14 @@ static void session(pam_handle_t *pamh, struct outcome *o)
 	o->rc[0] = pam_open_session(pamh, 0);
 }
 
+/* sshd's items: where the user comes from, and the tty */
+static void remote_setcred(pam_handle_t *pamh, struct outcome *o)
+{
+	pam_set_item(pamh, PAM_RHOST, "client.example.net");
+	pam_set_item(pamh, PAM_TTY, "ssh");
+	o->rc[0] = pam_setcred(pamh, PAM_ESTABLISH_CRED);
+}
+
 static void setcred_then_session(pam_handle_t *pamh, struct outcome *o)
 {
 	o->rc[0] = pam_setcred(pamh, PAM_ESTABLISH_CRED);
@@ -406,6 +417,11 @@ static void test_audit_record(void **state)
 			     "rules=%s/maudit.conf:2", workdir) > 0);
 	assert_string_equal(o.audit, want);
 	free(want);
+	assert_string_equal(o.audit_where, "hostname=(null) tty=(null)");
+	/* where the login comes from, as PAM knows it */
+	run("maudit", "alice", NULL, remote_setcred, &o);
+	assert_int_equal(o.naudit, 1);
+	assert_string_equal(o.audit_where, "hostname=client.example.net tty=ssh");
 	/* a failed capset is recorded as a failure */
 	struct prep fail_first = { .capset_fail = 1 };
 	run("maudit", "alice", &fail_first, setcred, &o);

@@ -77,29 +77,32 @@ const char *cd_cap_name(int cap)
 	return names_by_cap[cap];
 }
 
+const char *cd_cap_label(int cap, char *buf, size_t size)
+{
+	const char *name = cd_cap_name(cap);
+	if (name != NULL)
+		return name;
+	snprintf(buf, size, "cap_%d", cap);	/* a bit libcap has no name for */
+	return buf;
+}
+
 char *cd_capmask_to_text(cd_capmask m)
 {
 	if (m == 0)
 		return strdup("none");
-	/* libcap's names are under 24 bytes; 64 of them and their commas fit in 2 KiB. */
-	char *out = malloc(MAX_CAPS * 32);
-	if (out == NULL)
+	char *out = NULL, num[16];
+	size_t size = 0;
+	FILE *f = open_memstream(&out, &size);
+	if (f == NULL)
 		return NULL;
-	out[0] = '\0';
+	const char *sep = "";
 	for (int cap = 0; cap < MAX_CAPS; cap++) {
-		if (!(m & ((cd_capmask)1 << cap)))
-			continue;
-		const char *name = cd_cap_name(cap);
-		char num[8];
-		if (name == NULL) {
-			snprintf(num, sizeof(num), "%d", cap);
-			name = num;
+		if (m & ((cd_capmask)1 << cap)) {
+			fprintf(f, "%s%s", sep, cd_cap_label(cap, num, sizeof(num)));
+			sep = ",";
 		}
-		if (out[0] != '\0')
-			strcat(out, ",");
-		strcat(out, name);
 	}
-	return out;
+	return fclose(f) == 0 ? out : (free(out), NULL);
 }
 
 /* Byte classes for the one-pass scanners here and in cd_policy.c: at each login every line

@@ -185,6 +185,9 @@ void cd_grant_free(struct cd_grant *g);
 /* Capability names, through libcap (cap_to_name / the names libcap knows). */
 int cd_cap_from_name(const char *name, size_t len);	/* case-insensitive; -1 if unknown */
 const char *cd_cap_name(int cap);	/* "cap_net_raw"; NULL if libcap has no name for it */
+/* A capability as every output names it: libcap's name, or "cap_N" for a bit libcap has no
+ * name for (@buf, 16 bytes, holds that). */
+const char *cd_cap_label(int cap, char *buf, size_t size);
 /* "cap_net_raw,cap_syslog" or "none"; caller frees. */
 char *cd_capmask_to_text(cd_capmask m);
 

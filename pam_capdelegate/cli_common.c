@@ -58,15 +58,6 @@ cd_capmask cli_bounding_set(void)
 	return bound;
 }
 
-static const char *cap_label(int cap, char *num, size_t size)
-{
-	const char *name = cd_cap_name(cap);
-	if (name != NULL)
-		return name;
-	snprintf(num, size, "cap_%d", cap);	/* a bit libcap has no name for */
-	return num;
-}
-
 void cli_print_caps(FILE *out, cd_capmask m)
 {
 	char num[16];
@@ -77,7 +68,7 @@ void cli_print_caps(FILE *out, cd_capmask m)
 	const char *sep = "";
 	for (int cap = 0; cap < 64; cap++) {
 		if (m & ((cd_capmask)1 << cap)) {
-			fprintf(out, "%s%s", sep, cap_label(cap, num, sizeof(num)));
+			fprintf(out, "%s%s", sep, cd_cap_label(cap, num, sizeof(num)));
 			sep = ",";
 		}
 	}
@@ -90,7 +81,7 @@ void cli_json_caps(FILE *out, cd_capmask m)
 	fputc('[', out);
 	for (int cap = 0; cap < 64; cap++) {
 		if (m & ((cd_capmask)1 << cap)) {
-			fprintf(out, "%s\"%s\"", sep, cap_label(cap, num, sizeof(num)));
+			fprintf(out, "%s\"%s\"", sep, cd_cap_label(cap, num, sizeof(num)));
 			sep = ",";
 		}
 	}

@@ -192,28 +192,44 @@ static int is_member(const struct group *gr, const char *user, const gid_t *gids
 	return 0;
 }
 
-/* Every group the policy names, looked up by name: an outage getgrouplist() hid shows here. */
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every group the policy names, looked up by name, each name once however many lines name
+ * it (sorted, so a large policy costs n log n, not a lookup per line): an outage
+ * getgrouplist() hid shows here. */
 static int check_policy_groups(struct cd_user *u, size_t *alloc, const struct cd_policy *pol,
 			       const gid_t *gids, int ngids)
 {
+	size_t n = 0;
+	const char **names = pol != NULL && pol->nrules ? malloc(pol->nrules * sizeof(*names)) : NULL;
+	if (pol != NULL && pol->nrules && names == NULL)
+		return -1;
+	for (size_t i = 0; pol != NULL && i < pol->nrules; i++)
+		if (pol->rules[i].kind == CD_SUBJECT_GROUP && !has_group(u, pol->rules[i].name))
+			names[n++] = pol->rules[i].name;
+	if (n > 1)
+		qsort(names, n, sizeof(*names), by_name);
+
 	struct group gr;
 	char *buf = NULL;
 	int rc = 0;
-
-	for (size_t i = 0; pol != NULL && i < pol->nrules && rc == 0; i++) {
-		const struct cd_rule *r = &pol->rules[i];
-		if (r->kind != CD_SUBJECT_GROUP || has_group(u, r->name))
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
 			continue;
-		int found = nss_lookup(call_getgrnam, r->name, &gr, &buf);
+		int found = nss_lookup(call_getgrnam, names[i], &gr, &buf);
 		if (found < 0) {
-			note_failure(u, "group", r->name);
+			note_failure(u, "group", names[i]);
 			rc = -1;
 		} else if (found && is_member(&gr, u->name, gids, ngids) &&
-			   add_group(u, alloc, r->name) < 0) {
+			   add_group(u, alloc, names[i]) < 0) {
 			rc = -1;
 		}
 	}
 	free(buf);
+	free(names);
 	return rc;
 }
 

@@ -79,11 +79,16 @@ static const char *unsafe_inode(const struct stat *st, uid_t owner, int want_dir
 /* Open @src's resolved path through safe directories only (cd_safe.c), without hanging on a
  * FIFO (O_NONBLOCK), then judge what we actually opened: checking the path first and opening
  * second would be a race. *fdp and *stp on CD_POLICY_OK. */
-static enum cd_status open_judged(struct parser *p, const char *path, int want_dir, int *fdp,
-				  struct stat *stp)
+static enum cd_status open_judged(struct parser *p, int dfd, const char *name, const char *path,
+				  int want_dir, int *fdp, struct stat *stp)
 {
 	struct cd_safe_why why;
-	int fd, safe = cd_open_safe(path, p->opts->owner, &fd, &why);
+	/* dfd >= 0: @name is an entry of that directory, judged already (a drop-in); otherwise
+	 * the whole @path is walked from / */
+	int fd, safe = dfd >= 0 ? cd_open_safe_at(dfd, name, path, &fd, &why)
+				: cd_open_safe(path, p->opts->owner, &fd, &why);
+	if (dfd >= 0 && safe < 0 && errno == ELOOP)	/* a drop-in that is a link: judge its target */
+		safe = cd_open_safe(path, p->opts->owner, &fd, &why);
 	if (safe == 0) {
 		log_unsafe_path(p, &why);
 		return CD_POLICY_UNSAFE;
@@ -163,8 +168,11 @@ static enum cd_status read_all(struct parser *p, int fd, size_t size, size_t *bu
 	return CD_POLICY_OK;
 }
 
-/* One file of the policy, parsed. CD_POLICY_MISSING (not logged) when it does not exist. */
-static enum cd_status load_file(struct parser *p, const char *path, size_t *budget, size_t max_bytes)
+/* One file of the policy, parsed: @path, or with @dfd >= 0 the entry @name of that judged
+ * directory (@path then only names it). CD_POLICY_MISSING (not logged) when it does not
+ * exist. */
+static enum cd_status load_file(struct parser *p, int dfd, const char *name, const char *path,
+				size_t *budget, size_t max_bytes)
 {
 	struct cd_source *src = add_source(p, path);
 	if (src == NULL)
@@ -172,7 +180,7 @@ static enum cd_status load_file(struct parser *p, const char *path, size_t *budg
 	int fd;
 	struct stat st;
 	size_t len;
-	enum cd_status status = open_judged(p, path, 0, &fd, &st);
+	enum cd_status status = open_judged(p, dfd, name, path, 0, &fd, &st);
 	if (status != CD_POLICY_OK)
 		return status;
 	status = read_all(p, fd, (size_t)st.st_size, budget, max_bytes, &src->text, &len);
@@ -238,14 +246,14 @@ static enum cd_status load_dropins(struct parser *p, const char *dir, size_t *bu
 	if (dir_shown == NULL)
 		return CD_POLICY_SYSERR;
 	p->shown = dir_shown;
-	int fd;
 	struct stat st;
 	char **names = NULL;
 	size_t n = 0;
-	enum cd_status status = open_judged(p, dir, 1, &fd, &st);
+	int fd = -1, lfd;
+	enum cd_status status = open_judged(p, -1, NULL, dir, 1, &fd, &st);
 	if (status == CD_POLICY_MISSING) {
 		status = CD_POLICY_OK;	/* no drop-in directory: no drop-ins */
-	} else if (status == CD_POLICY_OK && list_dropins(p, fd, &names, &n) < 0) {
+	} else if (status == CD_POLICY_OK && ((lfd = dup(fd)) < 0 || list_dropins(p, lfd, &names, &n) < 0)) {
 		cd_log(p->log, LOG_ERR, "%s: cannot read the directory: %m: no capabilities granted",
 		       dir_shown);
 		status = CD_POLICY_SYSERR;
@@ -255,7 +263,7 @@ static enum cd_status load_dropins(struct parser *p, const char *dir, size_t *bu
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
 			path = NULL;
 			status = CD_POLICY_SYSERR;
-		} else if ((status = load_file(p, path, budget, max_bytes)) == CD_POLICY_MISSING) {
+		} else if ((status = load_file(p, fd, names[i], path, budget, max_bytes)) == CD_POLICY_MISSING) {
 			/* listed a moment ago: a policy that changes while it is read is not read */
 			cd_log(p->log, LOG_ERR, "%s: vanished while the policy was read: no capabilities "
 			       "granted", p->shown);
@@ -266,6 +274,8 @@ static enum cd_status load_dropins(struct parser *p, const char *dir, size_t *bu
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	if (fd >= 0)	/* each drop-in was opened relative to it: the directory is walked once */
+		close(fd);
 	free(dir_shown);
 	p->shown = main_shown;
 	return status;
@@ -317,7 +327,7 @@ enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 	if (init_policy(pol, path) < 0)
 		return pol->status = CD_POLICY_SYSERR;
 	struct parser p = { .pol = pol, .opts = opts, .log = log, .shown = pol->shown, .memo = { .cap = -1 } };
-	enum cd_status status = load_file(&p, path, &budget, max_bytes);
+	enum cd_status status = load_file(&p, -1, NULL, path, &budget, max_bytes);
 	if (status == CD_POLICY_MISSING) {
 		cd_log(log, LOG_WARNING, "%s: policy file missing: no capabilities granted", pol->shown);
 		drop_rules(pol);

@@ -113,6 +113,33 @@ static int open_parent(char *path, char **name, uid_t owner, struct cd_safe_why 
 	return dfd;
 }
 
+int cd_open_safe_at(int dfd, const char *name, const char *shown, int *fdp, struct cd_safe_why *why)
+{
+	memset(why, 0, sizeof(*why));
+	*fdp = -1;
+	/* O_NONBLOCK: never hang on a FIFO; O_NOFOLLOW: the name is not a link now. */
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	struct statfs sfs;
+	if (fstatfs(fd, &sfs) < 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	const char *fs = cd_pseudo_fs_name((unsigned long)sfs.f_type);
+	if (fs != NULL) {
+		why->what = "is on a pseudo filesystem";
+		why->fs = fs;
+		snprintf(why->where, sizeof(why->where), "%s", shown);
+		close(fd);
+		return 0;
+	}
+	*fdp = fd;
+	return 1;
+}
+
 int cd_open_safe(const char *path, uid_t owner, int *fdp, struct cd_safe_why *why)
 {
 	memset(why, 0, sizeof(*why));
@@ -122,37 +149,11 @@ int cd_open_safe(const char *path, uid_t owner, int *fdp, struct cd_safe_why *wh
 		return -1;
 	char *name = NULL;
 	int dfd = open_parent(real, &name, owner, why);
-	if (dfd < 0) {
-		int saved = errno;
-		free(real);
-		errno = saved;
-		return why->what ? 0 : -1;
-	}
-	/* O_NONBLOCK: never hang on a FIFO; O_NOFOLLOW: the resolved name is not a link now. */
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	int rc = dfd < 0 ? (why->what ? 0 : -1) : cd_open_safe_at(dfd, name, real, fdp, why);
 	int saved = errno;
-	close(dfd);
-	struct statfs sfs;
-	if (fd >= 0 && fstatfs(fd, &sfs) == 0) {
-		const char *fs = cd_pseudo_fs_name((unsigned long)sfs.f_type);
-		if (fs != NULL) {
-			why->what = "is on a pseudo filesystem";
-			why->fs = fs;
-			snprintf(why->where, sizeof(why->where), "%s", real);
-			close(fd);
-			free(real);
-			return 0;
-		}
-	} else if (fd >= 0) {
-		saved = errno;
-		close(fd);
-		fd = -1;
-	}
+	if (dfd >= 0)
+		close(dfd);
 	free(real);
-	if (fd < 0) {
-		errno = saved;
-		return -1;
-	}
-	*fdp = fd;
-	return 1;
+	errno = saved;
+	return rc;
 }

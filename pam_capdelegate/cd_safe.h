@@ -24,6 +24,11 @@ struct cd_safe_why {
  * (type, owner, mode, size) is for the caller to judge on *fdp. */
 int cd_open_safe(const char *path, uid_t owner, int *fdp, struct cd_safe_why *why);
 
+/* The last step of cd_open_safe: open @name in the directory @dfd, which the caller has
+ * judged safe (so only root can change its entries), without following a link and not on a
+ * pseudo filesystem. @shown names it in @why. Same returns as cd_open_safe. */
+int cd_open_safe_at(int dfd, const char *name, const char *shown, int *fdp, struct cd_safe_why *why);
+
 /* The name of a pseudo filesystem's f_type (procfs, sysfs, ...), NULL for a disk filesystem. */
 const char *cd_pseudo_fs_name(unsigned long magic);
 

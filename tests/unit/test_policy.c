@@ -616,6 +616,23 @@ static void test_dropins(void **state)
 	cd_policy_free(&pol);
 	assert_int_equal(chmod(dir, 0755), 0);
 
+	/* A drop-in that is a link is judged by its target: a safe file is read, procfs is not. */
+	char *lnk;
+	assert_true(asprintf(&lnk, "%s/40-link.conf", dir) > 0);
+	assert_int_equal(symlink("/proc/self/comm", lnk), 0);
+	assert_int_equal(load_with(&pol, "alice cap_chown\n", dir, 0), CD_POLICY_UNSAFE);
+	assert_non_null(strstr(logged(), "is on a pseudo filesystem: procfs"));
+	cd_policy_free(&pol);
+	unlink(lnk);
+	char *target = write_file("linked-target", "dave cap_kill\n", 14, 0644);
+	assert_int_equal(symlink(target, lnk), 0);
+	assert_int_equal(load_with(&pol, "alice cap_chown\n", dir, 0), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 5);	/* main, 10-alice, 20-ops, 30-bad, the linked one */
+	cd_policy_free(&pol);
+	unlink(lnk);
+	free(target);
+	free(lnk);
+
 	/* The size limit counts every file. */
 	assert_int_equal(load_with(&pol, "alice cap_chown\n", dir, 40), CD_POLICY_UNSAFE);
 	assert_non_null(strstr(logged(), "larger than the size limit (40 bytes for the whole policy)"));

@@ -18,7 +18,7 @@ USAGE
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BIN="${LAB_BUILD:-$ROOT/_build/host}/capdelegate"
-MAN="$ROOT/pam_capdelegate/capdelegate.8"
+MAN="$ROOT/pam_capdelegate/man/capdelegate.8"
 NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/dev/null | head -1 || true)
 # shellcheck source=tests/cli/lib.sh
 . "$HERE/lib.sh"

@@ -43,9 +43,9 @@ esac
 build() {
   local config="$ROOT/_build/host"
   [ -f "$config/config.h" ] || { echo "run.sh: $config/config.h missing: run ./lab build" >&2; return 1; }
-  # The core's files are listed once, in tests/tests.am (CORE_SOURCES).
+  # The core's files are listed once, in pam_capdelegate/core/core.am (CORE_SOURCES).
   local core
-  core=$(sed -n '/^CORE_SOURCES *=/,/[^\\]$/p' "$ROOT/tests/tests.am" | sed 's/^CORE_SOURCES *=//; s/\\$//' | tr -s ' \t\n' ' ')
+  core=$(sed -n '/^CORE_SOURCES *=/,/[^\\]$/p' "$ROOT/pam_capdelegate/core/core.am" | sed 's/^CORE_SOURCES *=//; s/\\$//' | tr -s ' \t\n' ' ')
   make -C "$ROOT" -s -f tests/fuzz/fuzz.mk O="$O" CONFIG_H_DIR="$config" CORE_SOURCES="$core" >&2
 }
 

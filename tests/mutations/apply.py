@@ -3,7 +3,7 @@
 
 A mutant is text, not a patch, so that it survives edits elsewhere in the file:
     # one line: the bug it models
-    file: pam_capdelegate/cd_caps.c
+    file: pam_capdelegate/core/cd_caps.c
     at: optional anchor (a snippet found once; the change applies to the first match after it)
     - the original snippet (leading/trailing blanks ignored; must occur exactly once, or after 'at')
     + its replacement (may be empty: the snippet is deleted)

@@ -175,7 +175,7 @@ int main(void)
 {
 	const char *srcdir = getenv("top_srcdir");
 	char *path;
-	if (asprintf(&path, "%s/pam_capdelegate/capdelegate.conf.5", srcdir ? srcdir : ".") < 0)
+	if (asprintf(&path, "%s/pam_capdelegate/man/capdelegate.conf.5", srcdir ? srcdir : ".") < 0)
 		return 99;
 	read_examples(path);
 	free(path);

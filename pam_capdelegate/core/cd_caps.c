@@ -15,7 +15,7 @@
 #include <strings.h>
 #include <sys/capability.h>
 
-#include "cd_policy.h"
+#include "cd_parse.h"
 
 #define MAX_CAPS 64		/* capabilities are bits of a 64-bit mask (VERSION_3) */
 #define MAX_NAME 64		/* longer than any capability name libcap knows */

@@ -99,37 +99,6 @@ const char *cd_status_str(enum cd_status st);
  * *why points to a static message. Exposed for the CLI and the tests. */
 int cd_parse_caps(const char *text, size_t len, cd_capmask *out, const char **why);
 
-/* The scanner behind it and behind the policy parser: stops at the end or at '#', and says
- * where in @text the offending token is. @memo (may be NULL) caches the last name looked up,
- * across calls. */
-struct cd_caps_error {
-	const char *why;
-	size_t off, len;
-};
-struct cd_cap_memo {
-	char text[32];
-	size_t len;
-	int cap;
-};
-int cd_scan_caps(const char *text, size_t len, cd_capmask *out, struct cd_caps_error *err,
-		 struct cd_cap_memo *memo);
-
-/* Byte classes shared by the scanners (cd_caps.c). */
-enum { CD_CL_OTHER = 0, CD_CL_NAME, CD_CL_BLANK, CD_CL_COMMA, CD_CL_HASH, CD_CL_CTRL };
-extern const unsigned char cd_cclass[256];
-
-static inline unsigned char cd_class(char c)
-{
-	return cd_cclass[(unsigned char)c];
-}
-
-static inline size_t cd_skip_blanks(const char *t, size_t i, size_t len)
-{
-	while (i < len && cd_class(t[i]) == CD_CL_BLANK)
-		i++;
-	return i;
-}
-
 /* Why a user got what they got. */
 enum cd_match_kind { CD_MATCH_NONE, CD_MATCH_USER, CD_MATCH_GROUP, CD_MATCH_DEFAULT };
 

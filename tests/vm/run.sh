@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # tests/vm/run.sh: the guest login tests. Needs root (the image build) and QEMU; boots the guest
-# four times under TCG: the demo policy (every user, plus the kernel selftests), a policy with a
-# syntax error, a world-writable policy, and a policy granting capabilities outside login's
-# bounding set (the leak test). login.exp only drives the console and records a transcript; this
-# script judges the transcripts.
+# once under TCG, in four phases: the demo policy (every user, plus the kernel selftests), a policy
+# with a syntax error, a world-writable policy, and a policy granting capabilities outside login's
+# bounding set (the leak test); root switches the policy between them. login.exp only drives the
+# console and records a transcript; this script judges it.
 # Standard output: one line per check, PASS|FAIL<TAB>name or SKIP<TAB>name<TAB>reason. Logs: stderr.
 set -euo pipefail
 
@@ -46,35 +46,50 @@ if [ -n "${CAPDELEGATE_FIXTURES+set}" ]; then fixtures=$CAPDELEGATE_FIXTURES
 else fixtures=$("$LAB_ROOT/kernel/lab-kernel.sh" path fixtures 2>/dev/null) || fixtures=""; fi
 rm -rf "$work"; mkdir -p "$work"
 
-# make_overlay NAME POLICY MODE [selftests]: the tar archive PID 1 extracts before login starts.
+# The policies of the four phases: the first is installed by PID 1 from the overlay, the others by
+# root between logins (/lab/use-policy), each with its mode.
+printf 'alice    cap_net_raw\n@netops  cap_net_raww\ncarol    cap_syslog\n' >"$work/syntax.conf"
+# login's own pI holds setpcap, setuid, setgid, chown and fowner (raised for the ambient set). A
+# module that fails to apply the policy and leaves pI alone hands them to the user (Debian's pam_cap
+# does); ours must set pI to exactly the grantable part of the grant.
+printf 'alice  cap_sys_admin\nbob    cap_net_raw, cap_sys_module\n' >"$work/leak.conf"
+declare -A POLICY=([demo]=$LAB_ROOT/config/capdelegate.conf [syntax]=$work/syntax.conf
+                   [writable]=$LAB_ROOT/config/capdelegate.conf [leak]=$work/leak.conf)
+declare -A MODE=([demo]=644 [syntax]=644 [writable]=666 [leak]=644)
+
+# The tar archive PID 1 extracts before login starts: the demo policy, the later ones, the tools.
 make_overlay() {
-  local name=$1 policy=$2 mode=$3 root=$work/$1/root
-  mkdir -p "$root/lab" "$root/etc/security"
-  install -m 755 "$here/probe" "$here/collect" "$root/lab/"
-  install -m "$mode" "$policy" "$root/etc/security/capdelegate.conf"
-  if [ "${4:-}" = selftests ]; then
+  local root=$work/boot/root b
+  mkdir -p "$root/lab/policies" "$root/etc/security"
+  install -m 755 "$here/probe" "$here/collect" "$here/use-policy" "$root/lab/"
+  install -m "${MODE[demo]}" "${POLICY[demo]}" "$root/etc/security/capdelegate.conf"
+  for b in syntax writable leak; do install -m "${MODE[$b]}" "${POLICY[$b]}" "$root/lab/policies/$b.conf"; done
+  if [ -n "$selftests" ] && [ -d "$selftests" ]; then
     install -m 755 "$here/run-selftests" "$root/lab/"
     mkdir -p "$root/lab/selftests"; cp -a "$selftests/." "$root/lab/selftests/"
   fi
   # Files and /lab only: directory entries for /etc would re-own and re-mode the guest's /etc.
   (cd "$root" && { echo lab; find lab etc -mindepth 1 ! -type d -o -path 'lab/*' -type d; } \
-    | tar --owner=0 --group=0 --numeric-owner --no-recursion -cf "$work/$name/overlay.tar" -T -)
+    | tar --owner=0 --group=0 --numeric-owner --no-recursion -cf "$work/boot/overlay.tar" -T -)
 }
 
-# boot NAME "USERS" [fixtures]: boot with NAME's overlay, log in as each user, then root; writes
-# $work/NAME/facts as "USER<TAB>key=value" lines.
+# boot "STEP...": one boot, login.exp's steps (users, and policy=NAME to switch); writes each
+# phase's facts to $work/PHASE/facts as "USER<TAB>key=value" lines, the first phase being demo.
 boot() {
-  local name=$1 users=$2 extra=() t=$(date +%s)
-  log "boot $name: logging in as $users, then root"
-  [ "${3:-}" = fixtures ] && [ -n "$fixtures" ] && extra=(--fixtures "$fixtures")
-  expect "$here/login.exp" "$work/$name/transcript" "$users" \
-    "$LAB_ROOT/vm-image/run.sh" --quiet --timeout 600 --overlay "$work/$name/overlay.tar" "${extra[@]}" \
-    || log "boot $name: login.exp failed (see $work/$name/transcript)"
+  local extra=() t=$(date +%s) b
+  log "boot: $1, then root"
+  [ -n "$fixtures" ] && extra=(--fixtures "$fixtures")
+  expect "$here/login.exp" "$work/boot/transcript" "$1" \
+    "$LAB_ROOT/vm-image/run.sh" --quiet --timeout 900 --overlay "$work/boot/overlay.tar" "${extra[@]}" \
+    || log "boot: login.exp failed (see $work/boot/transcript)"
+  for b in demo syntax writable leak; do mkdir -p "$work/$b"; : >"$work/$b/facts"; done
   # Facts are "@@ key=value" lines; strip CRs and terminal escapes (bash's bracketed paste).
-  tr -d '\r' <"$work/$name/transcript" | sed 's/\x1b\[[?0-9;]*[a-zA-Z]//g' | awk '
+  tr -d '\r' <"$work/boot/transcript" | sed 's/\x1b\[[?0-9;]*[a-zA-Z]//g' | awk -v dir="$work" '
+    BEGIN       { p = "demo" }
+    /^@@ phase=/ { p = substr($0, 10); u = ""; next }
     /^@@ user=/ { u = substr($0, 9) }
-    /^@@ /      { print (u == "" ? "-" : u) "\t" substr($0, 4) }' >"$work/$name/facts"
-  log "boot $name: done in $(( $(date +%s) - t )) s, $(grep -m1 -o 'boot_to_login_ms=[0-9]*' "$work/$name/facts" || echo 'no login prompt')"
+    /^@@ /      { print (u == "" ? "-" : u) "\t" substr($0, 4) >(dir "/" p "/facts") }'
+  log "boot: done in $(( $(date +%s) - t )) s, $(grep -m1 -o 'boot_to_login_ms=[0-9]*' "$work/demo/facts" || echo 'no login prompt')"
 }
 
 # fact BOOT USER KEY: the value recorded for KEY in USER's session (first one).
@@ -125,6 +140,12 @@ notice_check() {
   check "$b/$u/syslog-notice${w:+-$w}" "no notice line" \
     eval 'logs "$b" | grep "pam_capdelegate" | grep "\.notice" | grep -w "user=$u" | grep -q -- "$w"'
 }
+# policy_check PHASE: the policy the phase ran under is the one meant, with its mode and owner.
+policy_check() {
+  local b=$1 sha; sha=$(sha256sum <"${POLICY[$b]}" | cut -d' ' -f1)
+  check "$b/policy-installed" "mode=$(fact "$b" root policy_mode) sha256=$(fact "$b" root policy_sha256)" \
+    eval '[ "$(fact "$b" root policy_mode)" = "${MODE[$b]} root:root" ] && [ "$(fact "$b" root policy_sha256)" = "$sha" ]'
+}
 poweroff_check() {
   local b=$1
   check "$b/poweroff-from-inside" "$(grep -m1 'error=' "$work/$b/facts" || echo "qemu status $(fact "$b" root qemu_status)")" \
@@ -132,13 +153,11 @@ poweroff_check() {
 }
 all_zero() { local f; for f in CapInh CapPrm CapEff CapAmb; do hex_eq "$(fact "$1" "$2" "shell.$f")" 0 || return 1; done; }
 
-# --- boot 1: the demo policy, every user ------------------------------------------------------
-if [ -n "$selftests" ] && [ -d "$selftests" ]; then
-  make_overlay demo "$LAB_ROOT/config/capdelegate.conf" 644 selftests
-else
-  make_overlay demo "$LAB_ROOT/config/capdelegate.conf" 644
-fi
-boot demo "alice bob carol dave erin" fixtures
+make_overlay
+boot "alice bob carol dave erin policy=syntax alice carol erin policy=writable alice carol erin policy=leak alice bob"
+
+# --- phase 1: the demo policy, every user -----------------------------------------------------
+policy_check demo
 for u in alice bob carol dave erin; do
   session_checks demo "$u" "${EXPECT[$u]}"
   notice_check demo "$u"
@@ -168,7 +187,6 @@ check demo/no-policy-error-logged "a pam_capdelegate LOG_ERR line with the demo 
 # login holds no CAP_AUDIT_WRITE (only what it needs plus CAP_SETPCAP), so the kernel refuses the
 # module's audit record; the module then logs nothing about it, which the check above covers.
 skip demo/audit-record "login runs without CAP_AUDIT_WRITE in this guest: no audit record to check"
-poweroff_check demo
 
 # The kernel series' selftests, run by the guest's PID 1 with full capabilities.
 if [ -z "$selftests" ] || [ ! -d "$selftests" ]; then
@@ -192,28 +210,19 @@ else
   | while IFS== read -r name rc; do check "selftests/$name/exit-status" "rc=$rc" [ "$rc" = 0 ]; done
 fi
 
-# --- boots 2 and 3: a broken policy grants nothing, blocks no login, is logged -----------------
-printf 'alice    cap_net_raw\n@netops  cap_net_raww\ncarol    cap_syslog\n' >"$work/syntax.conf"
-make_overlay syntax "$work/syntax.conf" 644
-make_overlay writable "$LAB_ROOT/config/capdelegate.conf" 666
+# --- phases 2 and 3: a broken policy grants nothing, blocks no login, is logged ----------------
 for b in syntax writable; do
-  boot "$b" "alice carol erin"
+  policy_check "$b"
   for u in alice carol erin; do session_checks "$b" "$u" 0; done
   ping_check "$b" alice eperm
-  poweroff_check "$b"
 done
 check syntax/error-logged-file-line "no LOG_ERR line naming capdelegate.conf:2" \
   eval 'logs syntax | grep "\.err" | grep -q "/etc/security/capdelegate.conf:2:"'
 check writable/error-logged-file "no LOG_ERR line naming the policy file" \
   eval 'logs writable | grep "\.err" | grep -q "/etc/security/capdelegate.conf"'
 
-# --- boot 4: capabilities outside login's bounding set ---------------------------------------
-# login's own pI holds setpcap, setuid, setgid, chown and fowner (raised for the ambient set). A
-# module that fails to apply the policy and leaves pI alone hands them to the user (Debian's pam_cap
-# does); ours must set pI to exactly the grantable part of the grant.
-printf 'alice  cap_sys_admin\nbob    cap_net_raw, cap_sys_module\n' >"$work/leak.conf"
-make_overlay leak "$work/leak.conf" 644
-boot leak "alice bob"
+# --- phase 4: capabilities outside login's bounding set (see leak.conf above) ----------------
+policy_check leak
 session_checks leak alice 0
 session_checks leak bob "$NET_RAW"
 ping_check leak alice eperm; ping_check leak bob ok

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@ static const char usage[] =
 	"  --json          one JSON document (schema in capdelegate(8))\n"
 	"  --tsv           tab-separated records even on a terminal (the default elsewhere)\n"
 	"  --processes     also list running processes with a non-empty inheritable set\n"
-	"  --threads N     walk with N threads, 1 to 16 (default: one per usable CPU)\n"
+	"  --threads N     walk with N threads, N >= 1 (default: one per usable CPU)\n"
 	"  --all-fs        also enter pseudo and remote filesystems\n";
 
 const char *cli_errno_name(int err)
@@ -372,10 +373,10 @@ static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
 		case 'p': a->want_procs = 1; break;
 		case 'a': flags &= ~CLI_WALK_LOCAL_ONLY; break;
 		case 't':
+			errno = 0;
 			n = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || n < 1 || n > CLI_WALK_MAX_THREADS) {
-				fprintf(stderr, "capdelegate: audit: --threads must be 1 to %d\n",
-					CLI_WALK_MAX_THREADS);
+			if (*optarg == '\0' || *end != '\0' || errno != 0 || n < 1 || n > INT_MAX) {
+				fprintf(stderr, "capdelegate: audit: --threads wants a whole number, 1 or more\n");
 				return -1;
 			}
 			a->scan.threads = (int)n;

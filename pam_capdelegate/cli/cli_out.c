@@ -52,19 +52,6 @@ size_t cli_utf8_seq(const unsigned char *s, size_t len)
 	return utf8_decode(s, len, &cp);
 }
 
-int cli_utf8_valid(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t len = strlen(s);
-	for (size_t i = 0; i < len;) {
-		size_t n = cli_utf8_seq(p + i, len - i);
-		if (n == 0)
-			return 0;
-		i += n;
-	}
-	return 1;
-}
-
 /* Characters that change what a reader sees without being seen (Unicode categories Cf, Zl
  * and Zp, as of Unicode 15.1): the bidi embeddings, overrides and isolates (U+202A..U+202E,
  * U+2066..U+2069, U+061C, U+200E/F) reorder the text around them, so a file name can make a

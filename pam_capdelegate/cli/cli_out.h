@@ -12,7 +12,6 @@
 /* Length of the valid UTF-8 sequence starting at s (1..4), or 0 if the bytes there are not
  * valid UTF-8 (overlong forms, surrogates and values above U+10FFFF are invalid). */
 size_t cli_utf8_seq(const unsigned char *s, size_t len);
-int cli_utf8_valid(const char *s);
 
 /* Text: printable ASCII and valid UTF-8 as they are; backslash, control characters (C0, DEL,
  * C1), invisible format characters (Unicode Cf, Zl, Zp: bidi overrides and isolates,

@@ -28,7 +28,6 @@
 #include <sys/statfs.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -39,14 +38,6 @@
 /* Bigger than any valid value so that an oversized one is seen as such, not as ERANGE. */
 #define XATTR_BUF 64
 #define DENTS_BUF (64 * 1024)
-
-struct dirent64_raw {
-	ino64_t d_ino;
-	off64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
 
 /* A directory, already open (a root: -1, opened by the thread that takes it), for whichever
  * thread takes it. */
@@ -112,7 +103,7 @@ static const struct { unsigned long type; const char *name; } skipped_fs[] = {
 	{ 0x73757245, "coda" }, { 0x564c, "ncp" }, { 0x47504653, "gpfs" },
 };
 
-int cli_fstype_skipped(unsigned long type, const char **name)
+static int fstype_skipped(unsigned long type, const char **name)
 {
 	for (size_t i = 0; i < sizeof(skipped_fs) / sizeof(skipped_fs[0]); i++) {
 		if (skipped_fs[i].type == type) {
@@ -381,7 +372,7 @@ static int entry_type(struct worker *k, const struct frame *fr, const char *name
 	return rc < 0 ? -1 : DT_UNKNOWN;
 }
 
-static int handle_entry(struct worker *k, struct frame *fr, const struct dirent64_raw *d)
+static int handle_entry(struct worker *k, struct frame *fr, const struct dirent64 *d)
 {
 	const char *name = d->d_name;
 	if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
@@ -402,13 +393,13 @@ static int read_dir(struct worker *k)
 	struct frame *fr = &k->frames[k->nframes - 1];
 	k->in_dir = k->own_cwd && fchdir(fr->fd) == 0;
 	for (;;) {
-		long n = syscall(SYS_getdents64, fr->fd, k->dents, DENTS_BUF);
+		ssize_t n = getdents64(fr->fd, k->dents, DENTS_BUF);
 		if (n < 0)	/* ENOENT: removed while open (fs/readdir.c, IS_DEADDIR) */
 			return problem(k->w, k->path, "cannot read directory", errno, 1);
 		if (n == 0)
 			return 0;
-		for (long off = 0; off < n;) {
-			const struct dirent64_raw *d = (const struct dirent64_raw *)(k->dents + off);
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *d = (const struct dirent64 *)(k->dents + off);
 			off += d->d_reclen;
 			if (handle_entry(k, fr, d) < 0)
 				return -1;
@@ -428,7 +419,7 @@ static int enter_mount(struct worker *k, int fd, int is_root, int *nosuid)
 	if (fstatfs(fd, &sfs) < 0)
 		return problem(k->w, k->path, "cannot examine mount", errno, 0);
 	if (!is_root && (k->w->flags & CLI_WALK_LOCAL_ONLY) &&
-	    cli_fstype_skipped((unsigned long)sfs.f_type, &fsname)) {
+	    fstype_skipped((unsigned long)sfs.f_type, &fsname)) {
 		k->nskipped++;
 		return 0;
 	}
@@ -697,7 +688,7 @@ static int skipped_mount(const char *p, dev_t parent, dev_t *dev, int flags)
 		return 0;
 	if (!(flags & CLI_WALK_LOCAL_ONLY))
 		return 0;
-	return statfs(p, &sfs) < 0 || cli_fstype_skipped((unsigned long)sfs.f_type, &fsname);
+	return statfs(p, &sfs) < 0 || fstype_skipped((unsigned long)sfs.f_type, &fsname);
 }
 
 /* Does the walk of @outer (canonical) reach @inner (canonical)? Equal, or below it with no
@@ -835,7 +826,7 @@ static int default_threads(void)
 	cpu_set_t set;
 	long n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) :
 		 sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > CLI_WALK_MAX_THREADS ? CLI_WALK_MAX_THREADS : (int)n;
+	return n < 1 ? 1 : (int)n;
 }
 
 /* Each thread holds its base directory, up to w->fds more on its stack, two while it steps
@@ -857,15 +848,16 @@ static void fit_descriptors(struct walker *w, int *nthreads)
  * the caller's. If no thread can be started, the caller walks, by descriptors only. */
 static void run_threads(struct worker *ks, int nthreads)
 {
-	pthread_t tid[CLI_WALK_MAX_THREADS];
+	pthread_t *tid = calloc(nthreads, sizeof(*tid));
 	int started = 0;
-	for (int i = 0; i < nthreads; i++)
+	for (int i = 0; tid != NULL && i < nthreads; i++)
 		if (pthread_create(&tid[started], NULL, worker_main, &ks[started]) == 0)
 			started++;
 	if (started == 0)
 		worker_run(&ks[0]);
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
+	free(tid);
 }
 
 static void free_worker(struct worker *k, struct cli_scan *scan)
@@ -880,9 +872,10 @@ static void free_worker(struct worker *k, struct cli_scan *scan)
 
 static int walk_all(struct walker *w, struct root *rs, int nroots, int nthreads)
 {
-	struct worker ks[CLI_WALK_MAX_THREADS];
+	struct worker *ks = calloc(nthreads, sizeof(*ks));
 	int rc = 0;
-	memset(ks, 0, sizeof(ks));
+	if (ks == NULL)
+		return out_of_memory(w);
 	for (int i = 0; i < nthreads; i++) {
 		ks[i].w = w;
 		if ((ks[i].dents = malloc(DENTS_BUF)) == NULL)
@@ -902,6 +895,7 @@ static int walk_all(struct walker *w, struct root *rs, int nroots, int nthreads)
 	}
 	for (int i = 0; i < nthreads; i++)
 		free_worker(&ks[i], w->scan);
+	free(ks);
 	return w->failed ? -1 : 0;
 }
 
@@ -936,8 +930,7 @@ static void unique_problems(struct cli_problem *list, size_t *n)
 int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags)
 {
 	struct walker w = { .scan = scan, .flags = flags };
-	int nthreads = scan->threads >= 1 && scan->threads <= CLI_WALK_MAX_THREADS ? scan->threads :
-		       default_threads();
+	int nthreads = scan->threads >= 1 ? scan->threads : default_threads();
 	fit_descriptors(&w, &nthreads);
 	/* Workers change their own working directory: relative roots are opened from this one.
 	 * O_PATH needs no permission; if even that fails, realpath failed on them already. */

@@ -22,10 +22,9 @@
 
 #include "cli_xattr.h"
 
-/* The most threads a walk uses, and the most descriptors each keeps open besides the directory
- * it was given (older ones are closed and reopened through ".." on the way back up). Both are
+/* The most descriptors each thread keeps open besides the directory it was given (older ones
+ * are closed and reopened through ".." on the way back up). Threads and descriptors are both
  * lowered to fit RLIMIT_NOFILE. */
-#define CLI_WALK_MAX_THREADS 16
 #define CLI_WALK_FDS_PER_THREAD 8
 
 /* A directory that someone other than root can change (not owned by root, or writable by its
@@ -72,7 +71,7 @@ struct cli_scan {
 	size_t nerrors, nvanished, errors_cap, vanished_cap;
 	struct cli_dirnote **dirnotes;	/* every note made, to free them */
 	size_t ndirnotes, dirnotes_cap;
-	int threads;		/* worker threads; 0: one per usable CPU, at most CLI_WALK_MAX_THREADS */
+	int threads;		/* worker threads; 0: one per usable CPU */
 };
 
 enum cli_walk_flags {
@@ -87,8 +86,5 @@ enum cli_walk_flags {
  * memory ran out (the scan is incomplete). */
 int cli_scan_roots(struct cli_scan *scan, char **roots, int nroots, int flags);
 void cli_scan_free(struct cli_scan *scan);
-
-/* Is the filesystem type (statfs f_type) pseudo or remote? Its name in *name. */
-int cli_fstype_skipped(unsigned long type, const char **name);
 
 #endif

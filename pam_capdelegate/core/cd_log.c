@@ -21,7 +21,7 @@ static const char *priority_label(int priority)
 	}
 }
 
-void cd_vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
+static void vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
 {
 	if (priority == LOG_DEBUG && (log == NULL || !log->debug))
 		return;
@@ -46,7 +46,7 @@ void cd_log(struct cd_log *log, int priority, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	cd_vlog(log, priority, fmt, ap);
+	vlog(log, priority, fmt, ap);
 	va_end(ap);
 }
 

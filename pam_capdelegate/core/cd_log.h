@@ -20,8 +20,6 @@ struct cd_log {
 
 void cd_log(struct cd_log *log, int priority, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void cd_vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
 
 /* Show untrusted text (a user name typed at a login prompt, a token of a hostile policy) safely
  * in one log field: letters, digits and . _ - @ $ * as they are, every other byte as \xNN, at

@@ -47,7 +47,7 @@ static const struct {
 	{ FUSE_SUPER_MAGIC, "fuse" },
 };
 
-const char *cd_pseudo_fs_name(unsigned long magic)
+static const char *pseudo_fs_name(unsigned long magic)
 {
 	for (size_t i = 0; i < sizeof(pseudo_fs) / sizeof(pseudo_fs[0]); i++)
 		if (pseudo_fs[i].magic == magic)
@@ -128,7 +128,7 @@ int cd_open_safe_at(int dfd, const char *name, const char *shown, int *fdp, stru
 		errno = saved;
 		return -1;
 	}
-	const char *fs = cd_pseudo_fs_name((unsigned long)sfs.f_type);
+	const char *fs = pseudo_fs_name((unsigned long)sfs.f_type);
 	if (fs != NULL) {
 		why->what = "is on a pseudo filesystem";
 		why->fs = fs;

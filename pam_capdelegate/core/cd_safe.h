@@ -29,7 +29,4 @@ int cd_open_safe(const char *path, uid_t owner, int *fdp, struct cd_safe_why *wh
  * pseudo filesystem. @shown names it in @why. Same returns as cd_open_safe. */
 int cd_open_safe_at(int dfd, const char *name, const char *shown, int *fdp, struct cd_safe_why *why);
 
-/* The name of a pseudo filesystem's f_type (procfs, sysfs, ...), NULL for a disk filesystem. */
-const char *cd_pseudo_fs_name(unsigned long magic);
-
 #endif

@@ -512,6 +512,9 @@ t_audit_single_file_and_threads() {
   want_line "$OUT" "file\t$t/d7/sub/f\t2\tnone\tcap_net_raw\tno\t-\t-"
   cd_nss audit --config "$p" --threads 3 "$t"
   cmp -s "$OUT" "$CASE_DIR/one" || fail "1 and 3 threads disagree"
+  # Any N >= 1 (more threads than CPUs or directories too); no other count.
+  cd_nss audit --config "$p" --threads 64 "$t"
+  cmp -s "$OUT" "$CASE_DIR/one" || fail "1 and 64 threads disagree"
 }
 
 t_audit_beyond_path_max() {

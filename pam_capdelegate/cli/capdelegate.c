@@ -1,5 +1,6 @@
 /*
- * capdelegate.c - the capdelegate(8) command: check, explain and audit the delegation policy.
+ * capdelegate.c - the capdelegate(8) command: check, explain and audit the delegation policy,
+ * check and apply the declared file marks.
  * Only dispatch lives here; each subcommand is in its cli_*.c file and every policy decision
  * is made by the core the PAM module links (libcdcore), so the CLI says what login does.
  */
@@ -19,6 +20,9 @@ static const char usage[] =
 	"  explain USER [--config FILE] [PATH...]         what USER is granted and gains at exec\n"
 	"  audit   [--config FILE] [--json] [--processes] [--threads N] [PATH...]\n"
 	"                                                 capability files, who gains what, findings\n"
+	"  marks check [--marks FILE] [--json]            declared file marks against the files\n"
+	"  marks apply [--marks FILE] [--dry-run] [--quiet]\n"
+	"                                                 set the declared marks, log each change\n"
 	"  decode  HEX                                    decode a raw security.capability value\n"
 	"  import-pam-cap [FILE]                          translate pam_cap's capability.conf\n"
 	"  help                                           this text\n"
@@ -33,7 +37,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "check", cli_check_main }, { "explain", cli_explain_main },
 		{ "audit", cli_audit_main }, { "decode", cli_decode_main },
-		{ "import-pam-cap", cli_import_main },
+		{ "import-pam-cap", cli_import_main }, { "marks", cli_marks_main },
 	};
 	if (argc < 2) {
 		fputs(usage, stderr);

@@ -13,17 +13,21 @@
 
 #include "cli_audit.h"
 #include "cli_common.h"
+#include "cli_marks.h"
 #include "cli_out.h"
 
 static const char usage[] =
-	"usage: capdelegate audit [--config FILE] [--json|--tsv] [--processes] [--threads N] [PATH...]\n"
+	"usage: capdelegate audit [--config FILE] [--marks FILE] [--json|--tsv] [--processes]\n"
+	"                         [--threads N] [PATH...]\n"
 	"\n"
 	"List every file carrying security.capability below PATH (default /, local filesystems\n"
 	"only), what each policy subject gains by executing it, and findings. Entries that\n"
 	"vanished during the scan and errors are listed too. Exit 0 without findings, 1 with\n"
-	"findings, 2 on errors (policy rejected, any PATH or entry that could not be read).\n"
+	"findings, 2 on errors (policy rejected, marks file rejected, any PATH or entry that could\n"
+	"not be read) or error-level findings (fP-bypass, mark-refused, mark-error).\n"
 	"\n"
 	"  --config FILE   policy (default " CD_DEFAULT_CONFIG ")\n"
+	"  --marks FILE    declared file marks (default " CD_DEFAULT_MARKS ", if it exists)\n"
 	"  --json          one JSON document (schema in capdelegate(8))\n"
 	"  --tsv           tab-separated records even on a terminal (the default elsewhere)\n"
 	"  --processes     also list running processes with a non-empty inheritable set\n"
@@ -167,6 +171,9 @@ static int value_findings(struct cli_audit *a, const struct cli_capfile *f, cd_c
 				  (unsigned)c->rootid);
 	if (cli_fcaps_ignored(f) != NULL)	/* grants nothing here: fP and fI do not matter */
 		return rc;
+	if (c->permitted & delegated)
+		rc |= add_finding(a, "fP-bypass", f->path, 0, c->permitted & delegated,
+				  "fP bypass: every user gains these, which the policy delegates to some");
 	if (c->permitted)
 		rc |= add_finding(a, "permitted", f->path, 0, c->permitted,
 				  "fP grants these to everyone who executes the file, bypassing delegation");
@@ -205,13 +212,49 @@ static int policy_findings(struct cli_audit *a)
 	return 0;
 }
 
+/* Each declared mark whose file is not as declared: a mark-STATE finding (capdelegate(8)). */
+static int mark_finding(void *arg, const struct cd_mark *mk, const struct cli_mark_disk *d,
+			const char *state, const char *finding, enum cli_mark_level level,
+			cd_capmask caps, const char *msg)
+{
+	(void)d;
+	(void)state;
+	if (level == CLI_MARK_OK)
+		return 0;
+	return add_finding(arg, finding, mk->path, 0, caps, "mark line %zu: %s", mk->line, msg);
+}
+
+static int marks_findings(struct cli_audit *a)
+{
+	for (size_t i = 0; i < a->marks.nmarks; i++) {
+		struct cli_mark_disk d;
+		int rc = cli_mark_inspect(&a->marks.marks[i], &d);
+		if (rc == 0)
+			rc = cli_mark_states(&a->marks.marks[i], &d, mark_finding, a);
+		cli_mark_disk_free(&d);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int error_findings(const struct cli_audit *a)
+{
+	for (size_t i = 0; i < a->nfindings; i++)
+		if (strcmp(a->findings[i].id, "fP-bypass") == 0 ||
+		    strcmp(a->findings[i].id, "mark-refused") == 0 ||
+		    strcmp(a->findings[i].id, "mark-error") == 0)
+			return 1;
+	return 0;
+}
+
 static int build_findings(struct cli_audit *a)
 {
 	cd_capmask delegated = policy_union(&a->pol);
 	for (size_t i = 0; i < a->scan.nfiles; i++)
 		if (file_findings(a, &a->scan.files[i], delegated) < 0)
 			return -1;
-	return policy_findings(a);
+	return policy_findings(a) < 0 ? -1 : marks_findings(a);
 }
 
 /* fP, fI and fE of a value the kernel would not show are unknown, not empty: a revision-1
@@ -360,7 +403,8 @@ static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' }, { "json", no_argument, NULL, 'j' },
 		{ "processes", no_argument, NULL, 'p' }, { "threads", required_argument, NULL, 't' },
-		{ "all-fs", no_argument, NULL, 'a' }, { NULL, 0, NULL, 0 },
+		{ "all-fs", no_argument, NULL, 'a' }, { "marks", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c, flags = CLI_WALK_LOCAL_ONLY;
 	char *end;
@@ -371,6 +415,7 @@ static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
 		case 'c': a->config = optarg; break;
 		case 'j': *json = 1; break;
 		case 'p': a->want_procs = 1; break;
+		case 'm': a->marks_path = optarg; break;
 		case 'a': flags &= ~CLI_WALK_LOCAL_ONLY; break;
 		case 't':
 			errno = 0;
@@ -401,6 +446,7 @@ static void audit_free(struct cli_audit *a)
 	cli_procs_free(a->procs, a->nprocs);
 	cli_scan_free(&a->scan);
 	cd_policy_free(&a->pol);
+	cd_marks_free(&a->marks);
 }
 
 int cli_audit_main(int argc, char **argv)
@@ -415,6 +461,11 @@ int cli_audit_main(int argc, char **argv)
 		return CLI_ERROR;
 	/* A rejected policy grants nothing at login: audit on with no rules, and say so. */
 	enum cd_status st = cli_load_policy(&a.pol, a.config, NULL);
+	/* No marks file declares nothing; one named by --marks must be there. */
+	enum cd_status mst = cli_load_marks(&a.marks, a.marks_path);
+	if (mst == CD_POLICY_MISSING && a.marks_path != NULL)
+		fprintf(stderr, "capdelegate: error: %s: no such marks file\n", a.marks.shown);
+	int marks_bad = mst != CD_POLICY_OK && (mst != CD_POLICY_MISSING || a.marks_path != NULL);
 	a.bound = cli_bounding_set();
 	int scanned = cli_scan_roots(&a.scan, a.roots, a.nroots, flags);
 	a.incomplete = scanned != 0;
@@ -430,7 +481,8 @@ int cli_audit_main(int argc, char **argv)
 		cli_audit_print_json(stdout, &a);
 	else
 		print_text(stdout, form, &a);
-	int ret = st != CD_POLICY_OK || a.incomplete ? CLI_ERROR : a.nfindings ? CLI_WARN : CLI_OK;
+	int ret = st != CD_POLICY_OK || a.incomplete || marks_bad || error_findings(&a) ? CLI_ERROR
+		  : a.nfindings ? CLI_WARN : CLI_OK;
 	audit_free(&a);
 	return ret;
 }

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "cd_marks.h"
 #include "cd_policy.h"
 #include "cli_procs.h"
 #include "cli_walk.h"
@@ -41,6 +42,8 @@ struct cli_audit {
 	struct cli_proc *procs;
 	size_t nprocs;
 	int incomplete;		/* scan errors (listed), or --processes failed */
+	const char *marks_path;	/* --marks, or NULL: CD_DEFAULT_MARKS if it exists */
+	struct cd_marks marks;	/* declared marks; drift is reported as mark-* findings */
 };
 
 void cli_audit_print_json(FILE *out, const struct cli_audit *a);

@@ -99,17 +99,36 @@ void cli_print_subject(FILE *out, enum cd_subject_kind kind, const char *name)
 	cli_print_name(out, name);
 }
 
+/* @s in an escaped form (cd_name_form, cd_path_form): printable ASCII, malloc'ed. */
+static char *form_of(const char *s, void (*form)(char *, size_t, const char *, size_t))
+{
+	size_t n = strlen(s);
+	char *out = malloc(4 * n + 4);
+	if (out != NULL)
+		form(out, 4 * n + 4, s, n);
+	return out;
+}
+
+static void print_form(FILE *out, const char *s, void (*form)(char *, size_t, const char *, size_t))
+{
+	char *text = form_of(s, form);
+	fputs(text != NULL ? text : "?", out);
+	free(text);
+}
+
 void cli_print_name(FILE *out, const char *name)
 {
-	size_t n = strlen(name);
-	char *form = malloc(4 * n + 4);
-	if (form == NULL) {
-		fputs("?", out);
-		return;
-	}
-	cd_name_form(form, 4 * n + 4, name, n);
-	fputs(form, out);
-	free(form);
+	print_form(out, name, cd_name_form);
+}
+
+char *cli_path_form(const char *path)
+{
+	return form_of(path, cd_path_form);
+}
+
+void cli_print_path(FILE *out, const char *path)
+{
+	print_form(out, path, cd_path_form);
 }
 
 void cli_json_subject(FILE *out, enum cd_subject_kind kind, const char *name)

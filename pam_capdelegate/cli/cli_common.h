@@ -36,6 +36,10 @@ cd_capmask cli_bounding_set(void);
 void cli_print_subject(FILE *out, enum cd_subject_kind kind, const char *name);
 /* A user or group name in the policy's own form (cd_name_form: linux\040admins, CORP\alice). */
 void cli_print_name(FILE *out, const char *name);
+/* A file path in the marks file's own form (cd_path_form: \040 for a space), printed or
+ * malloc'ed (NULL when memory runs out). */
+void cli_print_path(FILE *out, const char *path);
+char *cli_path_form(const char *path);
 void cli_json_subject(FILE *out, enum cd_subject_kind kind, const char *name);
 
 /* "cap_a,cap_b" or "none" into @out (text), ["cap_a","cap_b"] (JSON). */
@@ -60,5 +64,6 @@ int cli_explain_main(int argc, char **argv);
 int cli_audit_main(int argc, char **argv);
 int cli_decode_main(int argc, char **argv);
 int cli_import_main(int argc, char **argv);
+int cli_marks_main(int argc, char **argv);
 
 #endif

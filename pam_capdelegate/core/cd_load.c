@@ -20,6 +20,14 @@
 
 static const struct cd_load_opts default_opts = { .owner = 0 };
 
+/* The policy's words in the reader's messages, for the file being read now. */
+static struct cd_reader policy_reader(const struct parser *p)
+{
+	return (struct cd_reader){ .log = p->log, .shown = p->shown, .owner = p->opts->owner,
+		.kind = "policy", .rejected = "policy rejected, no capabilities granted",
+		.nothing = "no capabilities granted" };
+}
+
 static char *quoted(const char *path)
 {
 	size_t n = strlen(path);
@@ -51,17 +59,16 @@ static struct cd_source *add_source(struct parser *p, const char *path)
 	return src;
 }
 
-static void log_unsafe_path(struct parser *p, const struct cd_safe_why *why)
+static void log_unsafe_path(const struct cd_reader *r, const struct cd_safe_why *why)
 {
 	char where[sizeof(why->where) * 4 + 8];
 	cd_quote(where, sizeof(where), why->where, strlen(why->where), sizeof(why->where));
 	if (why->fs != NULL)
-		cd_log(p->log, LOG_ERR, "%s: unsafe policy file (%s %s: %s): policy rejected, "
-		       "no capabilities granted", p->shown, where, why->what, why->fs);
+		cd_log(r->log, LOG_ERR, "%s: unsafe %s file (%s %s: %s): %s", r->shown, r->kind,
+		       where, why->what, why->fs, r->rejected);
 	else
-		cd_log(p->log, LOG_ERR, "%s: unsafe policy file (%s %s; owner uid %u, mode %04o): "
-		       "policy rejected, no capabilities granted", p->shown, where, why->what,
-		       (unsigned)why->uid, why->mode);
+		cd_log(r->log, LOG_ERR, "%s: unsafe %s file (%s %s; owner uid %u, mode %04o): %s",
+		       r->shown, r->kind, where, why->what, (unsigned)why->uid, why->mode, r->rejected);
 }
 
 /* What is wrong with the file or directory we opened, or NULL. */
@@ -76,39 +83,39 @@ static const char *unsafe_inode(const struct stat *st, uid_t owner, int want_dir
 	return NULL;
 }
 
-/* Open @src's resolved path through safe directories only (cd_safe.c), without hanging on a
- * FIFO (O_NONBLOCK), then judge what we actually opened: checking the path first and opening
- * second would be a race. *fdp and *stp on CD_POLICY_OK. */
-static enum cd_status open_judged(struct parser *p, int dfd, const char *name, const char *path,
-				  int want_dir, int *fdp, struct stat *stp)
+/* The resolved path through safe directories only (cd_safe.c), without hanging on a FIFO
+ * (O_NONBLOCK), then what we actually opened is judged: checking the path first and opening
+ * second would be a race. */
+enum cd_status cd_open_judged(const struct cd_reader *r, int dfd, const char *name, const char *path,
+			      int want_dir, int *fdp, struct stat *stp)
 {
 	struct cd_safe_why why;
 	/* dfd >= 0: @name is an entry of that directory, judged already (a drop-in); otherwise
 	 * the whole @path is walked from / */
 	int fd, safe = dfd >= 0 ? cd_open_safe_at(dfd, name, path, &fd, &why)
-				: cd_open_safe(path, p->opts->owner, &fd, &why);
+				: cd_open_safe(path, r->owner, &fd, &why);
 	if (dfd >= 0 && safe < 0 && errno == ELOOP)	/* a drop-in that is a link: judge its target */
-		safe = cd_open_safe(path, p->opts->owner, &fd, &why);
+		safe = cd_open_safe(path, r->owner, &fd, &why);
 	if (safe == 0) {
-		log_unsafe_path(p, &why);
+		log_unsafe_path(r, &why);
 		return CD_POLICY_UNSAFE;
 	}
 	if (safe < 0) {
 		if (errno == ENOENT)
 			return CD_POLICY_MISSING;	/* the caller says what that means */
-		cd_log(p->log, LOG_ERR, "%s: cannot open: %m: no capabilities granted", p->shown);
+		cd_log(r->log, LOG_ERR, "%s: cannot open: %m: %s", r->shown, r->nothing);
 		return CD_POLICY_SYSERR;
 	}
 	if (fstat(fd, stp) < 0) {
-		cd_log(p->log, LOG_ERR, "%s: cannot stat: %m: no capabilities granted", p->shown);
+		cd_log(r->log, LOG_ERR, "%s: cannot stat: %m: %s", r->shown, r->nothing);
 		close(fd);
 		return CD_POLICY_SYSERR;
 	}
-	const char *unsafe = unsafe_inode(stp, p->opts->owner, want_dir);
+	const char *unsafe = unsafe_inode(stp, r->owner, want_dir);
 	if (unsafe != NULL) {
-		cd_log(p->log, LOG_ERR, "%s: unsafe policy %s (%s; owner uid %u, mode %04o): "
-		       "policy rejected, no capabilities granted", p->shown, want_dir ? "directory" : "file",
-		       unsafe, (unsigned)stp->st_uid, (unsigned)(stp->st_mode & 07777));
+		cd_log(r->log, LOG_ERR, "%s: unsafe %s %s (%s; owner uid %u, mode %04o): %s", r->shown,
+		       r->kind, want_dir ? "directory" : "file", unsafe, (unsigned)stp->st_uid,
+		       (unsigned)(stp->st_mode & 07777), r->rejected);
 		close(fd);
 		return CD_POLICY_UNSAFE;
 	}
@@ -117,21 +124,21 @@ static enum cd_status open_judged(struct parser *p, int dfd, const char *name, c
 }
 
 /* @when: "" when fstat's size says so, " while reading" when the file grew after it. */
-static enum cd_status too_big(struct parser *p, size_t max_bytes, const char *when)
+static enum cd_status too_big(const struct cd_reader *r, size_t max_bytes, const char *when)
 {
-	cd_log(p->log, LOG_ERR, "%s: larger than the size limit (%zu bytes for the whole policy)%s: "
-	       "policy rejected, no capabilities granted", p->shown, max_bytes, when);
+	cd_log(r->log, LOG_ERR, "%s: larger than the size limit (%zu bytes for the whole %s)%s: %s",
+	       r->shown, max_bytes, r->kind, when, r->rejected);
 	return CD_POLICY_UNSAFE;
 }
 
 /* The whole file in one buffer, plus a NUL after the last byte so that the last line ends
  * like the others. *budget is what the policy may still hold (all files count): a file that
  * is, or grows while it is read, larger than that gets the verdict of a big file. */
-static enum cd_status read_all(struct parser *p, int fd, size_t size, size_t *budget,
-			       size_t max_bytes, char **textp, size_t *lenp)
+enum cd_status cd_read_all(const struct cd_reader *r, int fd, size_t size, size_t *budget,
+			   size_t max_bytes, char **textp, size_t *lenp)
 {
 	if (size > *budget)
-		return too_big(p, max_bytes, "");
+		return too_big(r, max_bytes, "");
 	size_t alloc = size + 2, len = 0;
 	char *text = malloc(alloc);
 	for (;;) {
@@ -142,7 +149,7 @@ static enum cd_status read_all(struct parser *p, int fd, size_t size, size_t *bu
 			continue;
 		if (n < 0) {
 			free(text);
-			cd_log(p->log, LOG_ERR, "%s: read error: %m: no capabilities granted", p->shown);
+			cd_log(r->log, LOG_ERR, "%s: read error: %m: %s", r->shown, r->nothing);
 			return CD_POLICY_SYSERR;
 		}
 		if (n == 0)
@@ -150,7 +157,7 @@ static enum cd_status read_all(struct parser *p, int fd, size_t size, size_t *bu
 		len += (size_t)n;
 		if (len > *budget) {
 			free(text);
-			return too_big(p, max_bytes, " while reading");
+			return too_big(r, max_bytes, " while reading");
 		}
 		if (len == alloc - 1) {	/* it grew since fstat: read on, up to the budget */
 			size_t more = alloc * 2 < *budget + 2 ? alloc * 2 : *budget + 2;
@@ -180,10 +187,11 @@ static enum cd_status load_file(struct parser *p, int dfd, const char *name, con
 	int fd;
 	struct stat st;
 	size_t len;
-	enum cd_status status = open_judged(p, dfd, name, path, 0, &fd, &st);
+	struct cd_reader rd = policy_reader(p);
+	enum cd_status status = cd_open_judged(&rd, dfd, name, path, 0, &fd, &st);
 	if (status != CD_POLICY_OK)
 		return status;
-	status = read_all(p, fd, (size_t)st.st_size, budget, max_bytes, &src->text, &len);
+	status = cd_read_all(&rd, fd, (size_t)st.st_size, budget, max_bytes, &src->text, &len);
 	close(fd);
 	if (status == CD_POLICY_OK && cd_parse_text(p, src->text, len) < 0)
 		status = CD_POLICY_SYSERR;
@@ -250,7 +258,8 @@ static enum cd_status load_dropins(struct parser *p, const char *dir, size_t *bu
 	char **names = NULL;
 	size_t n = 0;
 	int fd = -1, lfd;
-	enum cd_status status = open_judged(p, -1, NULL, dir, 1, &fd, &st);
+	struct cd_reader rd = policy_reader(p);
+	enum cd_status status = cd_open_judged(&rd, -1, NULL, dir, 1, &fd, &st);
 	if (status == CD_POLICY_MISSING) {
 		status = CD_POLICY_OK;	/* no drop-in directory: no drop-ins */
 	} else if (status == CD_POLICY_OK && ((lfd = dup(fd)) < 0 || list_dropins(p, lfd, &names, &n) < 0)) {
@@ -297,11 +306,7 @@ static enum cd_status finish(struct parser *p, enum cd_status status)
 			cd_log(p->log, LOG_ERR, "%s: out of memory: no capabilities granted", pol->shown);
 		status = CD_POLICY_SYSERR;
 	} else if (status == CD_POLICY_OK && pol->nerrors > 0) {
-		if (pol->nerrors > CD_MAX_REPORTED_ERRORS)
-			cd_log(p->log, LOG_ERR, "%s: %zu more errors not shown", pol->shown,
-			       pol->nerrors - CD_MAX_REPORTED_ERRORS);
-		cd_log(p->log, LOG_ERR, "%s: policy rejected (%zu error%s): no capabilities granted",
-		       pol->shown, pol->nerrors, pol->nerrors == 1 ? "" : "s");
+		cd_log_rejected(p->log, pol->shown, pol->nerrors, "policy", "no capabilities granted");
 		status = CD_POLICY_SYNTAX;
 	}
 	if (status != CD_POLICY_OK)

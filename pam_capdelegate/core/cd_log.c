@@ -93,15 +93,23 @@ static int octal_digit(char c)
 	return c >= '0' && c <= '7';
 }
 
-void cd_name_form(char *out, size_t outsize, const char *name, size_t max)
+/* A path byte shown as it is: printable ASCII but blanks, '#' (a comment) and '\\'. */
+int cd_path_byte_bare(unsigned char c)
+{
+	return c > 0x20 && c < 0x7f && c != '#' && c != '\\';
+}
+
+/* cd_name_form and cd_path_form: @bare says which bytes stand as they are; a backslash is
+ * itself unless what follows would read as an escape; every other byte is \ooo. */
+static void escaped_form(char *out, size_t outsize, const char *name, size_t max,
+			 int (*bare_byte)(const char *s, size_t i, size_t len))
 {
 	size_t o = 0, len = strlen(name);
 	if (outsize == 0)
 		return;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)name[i];
-		/* a backslash is itself, unless what follows would read as an escape */
-		int bare = (name_byte_as_is(c) && !(c == '$' && i + 1 < len)) ||
+		int bare = bare_byte(name, i, len) ||
 			   (c == '\\' && !(octal_digit(name[i + 1]) && octal_digit(name[i + 2]) &&
 					   octal_digit(name[i + 3])));
 		size_t need = bare ? 1 : 4;
@@ -118,4 +126,26 @@ void cd_name_form(char *out, size_t outsize, const char *name, size_t max)
 			o += (size_t)snprintf(out + o, outsize - o, "\\%03o", c);
 	}
 	out[o] = '\0';
+}
+
+static int name_bare(const char *s, size_t i, size_t len)
+{
+	unsigned char c = (unsigned char)s[i];
+	return name_byte_as_is(c) && !(c == '$' && i + 1 < len);
+}
+
+static int path_bare(const char *s, size_t i, size_t len)
+{
+	(void)len;
+	return cd_path_byte_bare((unsigned char)s[i]);
+}
+
+void cd_name_form(char *out, size_t outsize, const char *name, size_t max)
+{
+	escaped_form(out, outsize, name, max, name_bare);
+}
+
+void cd_path_form(char *out, size_t outsize, const char *path, size_t max)
+{
+	escaped_form(out, outsize, path, max, path_bare);
 }

@@ -34,4 +34,11 @@ void cd_quote(char *out, size_t outsize, const char *text, size_t len, size_t ma
  * 4 * max + 4 bytes. */
 void cd_name_form(char *out, size_t outsize, const char *name, size_t max);
 
+/* A path in the form capdelegate-files.conf(5) writes it: printable ASCII as it is but blanks,
+ * '#' and a backslash that would read as an escape; every other byte as \ooo (a space is
+ * \040). Same contract as cd_name_form. */
+void cd_path_form(char *out, size_t outsize, const char *path, size_t max);
+/* Is byte @c written as it is in a path (cd_path_form)? The marks parser reads the same set. */
+int cd_path_byte_bare(unsigned char c);
+
 #endif

@@ -58,18 +58,47 @@ const char *cd_status_str(enum cd_status st)
 	return "?";
 }
 
-static void syntax_error(struct parser *p, size_t line, const char *why, const char *tok, size_t len)
+void cd_token_error(struct cd_log *log, const char *shown, size_t *nerrors, size_t line,
+		    const char *why, const char *tok, size_t len)
 {
-	p->pol->nerrors++;
-	if (p->pol->nerrors > CD_MAX_REPORTED_ERRORS)
+	(*nerrors)++;
+	if (*nerrors > CD_MAX_REPORTED_ERRORS)
 		return;
 	if (tok != NULL && len > 0) {
 		char quoted[MAX_QUOTED * 4 + 8];
 		cd_quote(quoted, sizeof(quoted), tok, len, MAX_QUOTED);
-		cd_log(p->log, LOG_ERR, "%s:%zu: %s: '%s'", p->shown, line, why, quoted);
+		cd_log(log, LOG_ERR, "%s:%zu: %s: '%s'", shown, line, why, quoted);
 	} else {
-		cd_log(p->log, LOG_ERR, "%s:%zu: %s", p->shown, line, why);
+		cd_log(log, LOG_ERR, "%s:%zu: %s", shown, line, why);
 	}
+}
+
+int cd_grow(void **array, size_t *alloc, size_t used, size_t size)
+{
+	if (used < *alloc)
+		return 0;
+	size_t n = *alloc ? *alloc * 2 : 16;
+	void *more = n < SIZE_MAX / size ? realloc(*array, n * size) : NULL;
+	if (more == NULL)
+		return -1;
+	*array = more;
+	*alloc = n;
+	return 0;
+}
+
+void cd_log_rejected(struct cd_log *log, const char *shown, size_t nerrors, const char *what,
+		     const char *nothing)
+{
+	if (nerrors > CD_MAX_REPORTED_ERRORS)
+		cd_log(log, LOG_ERR, "%s: %zu more errors not shown", shown,
+		       nerrors - CD_MAX_REPORTED_ERRORS);
+	cd_log(log, LOG_ERR, "%s: %s rejected (%zu error%s): %s", shown, what, nerrors,
+	       nerrors == 1 ? "" : "s", nothing);
+}
+
+static void syntax_error(struct parser *p, size_t line, const char *why, const char *tok, size_t len)
+{
+	cd_token_error(p->log, p->shown, &p->pol->nerrors, line, why, tok, len);
 }
 
 static int keep_rule(struct parser *p, const struct cd_rule *tmp)
@@ -78,14 +107,8 @@ static int keep_rule(struct parser *p, const struct cd_rule *tmp)
 
 	if (p->opts->keep != NULL && !p->opts->keep(tmp, p->opts->keep_arg))
 		return 0;
-	if (pol->nrules == p->rules_alloc) {
-		size_t n = p->rules_alloc ? p->rules_alloc * 2 : 16;
-		struct cd_rule *nr = realloc(pol->rules, n * sizeof(*nr));
-		if (nr == NULL)
-			return -1;
-		pol->rules = nr;
-		p->rules_alloc = n;
-	}
+	if (cd_grow((void **)&pol->rules, &p->rules_alloc, pol->nrules, sizeof(*pol->rules)) < 0)
+		return -1;
 	struct cd_rule *r = &pol->rules[pol->nrules];
 	*r = *tmp;	/* the name points into its file's text, NUL-terminated in place */
 	r->file = p->shown;
@@ -93,13 +116,24 @@ static int keep_rule(struct parser *p, const struct cd_rule *tmp)
 	return 0;
 }
 
-/* A "\ooo" escape at @s (three octal digits): the byte it stands for, or -1 when @s is not
- * such an escape (then the backslash is itself, as in winbind's CORP\alice). */
-static int octal_escape(const char *s)
+int cd_octal_escape(const char *s)
 {
 	if (s[0] != '\\' || s[1] < '0' || s[1] > '3' || s[2] < '0' || s[2] > '7' || s[3] < '0' || s[3] > '7')
 		return -1;
 	return (s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0');
+}
+
+size_t cd_unescape(const char *s, char *byte)
+{
+	int e = cd_octal_escape(s);
+	if (e < 0) {
+		*byte = '\\';	/* a backslash that escapes nothing is itself */
+		return 1;
+	}
+	if (e < 0x20 || e == 0x7f)
+		return 0;	/* NUL and control characters stay refused, escaped or not */
+	*byte = (char)e;
+	return 4;
 }
 
 /* Names as NSS backends return them: shadow-utils' [A-Za-z0-9_.-], '@' after the first byte
@@ -120,20 +154,15 @@ static size_t scan_name(char *line, size_t i, char **name)
 	size_t out = i;
 	for (;;) {
 		unsigned char c = (unsigned char)line[i];
-		int e;
 		if (cd_cclass[c] == CD_CL_NAME || (c == '@' && out > start)) {
 			line[out++] = (char)c;
 			i++;
 		} else if (c == '\\') {
-			if ((e = octal_escape(line + i)) < 0) {
-				line[out++] = '\\';	/* a backslash that escapes nothing is itself */
-				i++;
-			} else if (e == 0 || e < 0x20 || e == 0x7f) {
-				return 0;	/* NUL and control characters stay refused, escaped or not */
-			} else {
-				line[out++] = (char)e;
-				i += 4;
-			}
+			size_t took = cd_unescape(line + i, &line[out]);
+			if (took == 0)
+				return 0;
+			out++;
+			i += took;
 		} else {
 			break;
 		}

@@ -40,16 +40,6 @@ const char *cli_errno_name(int err)
 	return name != NULL ? name : "EUNKNOWN";
 }
 
-const char *cli_subject_kind_str(enum cd_subject_kind k)
-{
-	switch (k) {
-	case CD_SUBJECT_USER: return "user";
-	case CD_SUBJECT_GROUP: return "group";
-	case CD_SUBJECT_DEFAULT: return "default";
-	}
-	return "?";
-}
-
 static int add_finding(struct cli_audit *a, const char *id, const char *path, size_t line,
 		       cd_capmask caps, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 

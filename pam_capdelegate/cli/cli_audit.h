@@ -49,6 +49,5 @@ struct cli_audit {
 void cli_audit_print_json(FILE *out, const struct cli_audit *a);
 /* The symbolic name of an errno value ("EACCES"), for the error records. */
 const char *cli_errno_name(int err);
-const char *cli_subject_kind_str(enum cd_subject_kind k);
 
 #endif

@@ -26,7 +26,7 @@ static void json_name(FILE *out, const char *key, const char *s)
 
 static void json_subject(FILE *out, enum cd_subject_kind kind, const char *name)
 {
-	fprintf(out, "\"kind\":\"%s\",\"subject\":", cli_subject_kind_str(kind));
+	fprintf(out, "\"kind\":\"%s\",\"subject\":", cd_subject_kind_str(kind));
 	cli_json_subject(out, kind, name);
 }
 

@@ -36,7 +36,7 @@ static void print_matches(const struct cd_grant *g)
 		const struct cd_rule *r = g->matched[i];
 		FILE *out = cli_table_row(&t);
 		fputs(r->file, out);	/* the main file or a drop-in, escaped by the core */
-		fprintf(out, ":%zu\t%s\t", r->line, cd_match_str(g->via));
+		fprintf(out, ":%zu\t%s\t", r->line, cd_subject_kind_str(g->via));
 		cli_print_subject(out, r->kind, r->name);
 		fputc('\t', out);
 		cli_print_caps(out, r->caps);
@@ -221,7 +221,7 @@ static int cli_explain_user(const char *name, const char *config, const char *co
 	print_matches(&g);
 	out = single_start(&t, "pI", pi_cols);
 	cli_print_caps(out, g.caps);
-	fprintf(out, "\t%s", cd_match_str(g.via));
+	fprintf(out, "\t%s", cd_subject_kind_str(g.via));
 	single_end(&t);
 	if (u.uid == 0) {	/* security/commoncap.c handle_privileged_root */
 		fputs("root gains the whole bounding set at every exec unless SECBIT_NOROOT is set; "

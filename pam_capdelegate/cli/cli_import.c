@@ -520,7 +520,7 @@ static void print_our_side(const struct import *im, const struct cd_grant *g)
 		size_t out = g->matched[i]->line;	/* a line of the translation */
 		fprintf(stderr, "%c%zu", i ? ',' : ':', out <= im->nout ? im->origin[out - 1] : 0);
 	}
-	fprintf(stderr, ": %s lines)", cd_match_str(g->via));
+	fprintf(stderr, ": %s lines)", cd_subject_kind_str(g->via));
 }
 
 /* 1 if @name gets another set from the translation than from pam_cap, 0 if the same, -1 on an

@@ -1,76 +1,99 @@
 /*
- * cli_procs.c - see cli_procs.h. Reads /proc/PID/status, the stable text interface (the
- * Cap* lines are hex masks, fs/proc/array.c render_cap_t).
+ * cli_procs.c - see cli_procs.h. The capability sets come from libcap (cap_get_pid: capget on
+ * the pid; cap_iab_get_pid: the ambient vector), the task name from /proc/PID/comm (its own
+ * bytes and a newline, unescaped, unlike status's "Name:"), the real uid from status's "Uid:".
  */
 #include "config.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <inttypes.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
+#include <unistd.h>
 
 #include "cli_procs.h"
 
-/* The kernel escapes the task name in "Name:" (fs/proc/array.c proc_task_name:
- * seq_escape_str(m, tcomm, ESCAPE_SPACE | ESCAPE_SPECIAL, "\n\\"): only a newline, as "\n",
- * and a backslash, as "\\"; every other byte is raw). Undo it in place to get the comm's own
- * bytes, which the CLI's escapers then escape exactly once. Since every backslash of the comm
- * is escaped, "\n" cannot be a backslash of the comm followed by an 'n'. */
-static void unescape_comm(char *s)
+#define BIT(cap) ((cd_capmask)1 << (cap))
+
+static cd_capmask flag_mask(cap_t c, cap_flag_t flag)
 {
-	char *o = s;
-	for (const char *i = s; *i; i++) {
-		if (i[0] == '\\' && (i[1] == 'n' || i[1] == '\\'))
-			*o++ = *++i == 'n' ? '\n' : '\\';
-		else
-			*o++ = *i;
+	cd_capmask m = 0;
+	for (cap_value_t cap = 0; cap < 64; cap++) {
+		cap_flag_value_t v = CAP_CLEAR;
+		if (cap_get_flag(c, cap, flag, &v) == 0 && v == CAP_SET)
+			m |= BIT(cap);
 	}
-	*o = '\0';
+	return m;
 }
 
-static void parse_status_line(struct cli_proc *p, const char *line)
+static int read_caps(struct cli_proc *p)
 {
-	if (strncmp(line, "Name:\t", 6) == 0) {
-		free(p->comm);
-		p->comm = strdup(line + 6);
-		if (p->comm != NULL) {
-			p->comm[strcspn(p->comm, "\n")] = '\0';
-			unescape_comm(p->comm);
-		}
-	} else if (strncmp(line, "Uid:", 4) == 0) {
-		p->uid = (uid_t)strtoul(line + 4, NULL, 10);
-	} else if (strncmp(line, "CapInh:", 7) == 0) {
-		p->inheritable = strtoull(line + 7, NULL, 16);
-	} else if (strncmp(line, "CapPrm:", 7) == 0) {
-		p->permitted = strtoull(line + 7, NULL, 16);
-	} else if (strncmp(line, "CapEff:", 7) == 0) {
-		p->effective = strtoull(line + 7, NULL, 16);
-	} else if (strncmp(line, "CapAmb:", 7) == 0) {
-		p->ambient = strtoull(line + 7, NULL, 16);
+	cap_t c = cap_get_pid(p->pid);
+	cap_iab_t iab = cap_iab_get_pid(p->pid);
+	int rc = c != NULL && iab != NULL ? 0 : -1;
+	if (rc == 0) {
+		p->inheritable = flag_mask(c, CAP_INHERITABLE);
+		p->permitted = flag_mask(c, CAP_PERMITTED);
+		p->effective = flag_mask(c, CAP_EFFECTIVE);
+		for (cap_value_t cap = 0; cap < 64; cap++)
+			if (cap_iab_get_vector(iab, CAP_IAB_AMB, cap) == CAP_SET)
+				p->ambient |= BIT(cap);
 	}
+	cap_free(c);
+	cap_free(iab);
+	return rc;
 }
 
-/* 0 when read, -1 when the process is gone or unreadable. */
-static int read_status(struct cli_proc *p, const char *pid)
+/* The comm is at most TASK_COMM_LEN - 1 (15) bytes, any but NUL; the kernel adds one '\n'. */
+static int read_comm(struct cli_proc *p)
+{
+	char path[64], buf[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || buf[n - 1] != '\n')
+		return -1;
+	buf[n - 1] = '\0';
+	p->comm = strdup(buf);
+	return p->comm != NULL ? 0 : -1;
+}
+
+static int read_uid(struct cli_proc *p)
 {
 	char path[64];
-	p->pid = (pid_t)strtol(pid, NULL, 10);
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
 	FILE *fp = fopen(path, "re");
 	if (fp == NULL)
 		return -1;
 	char *line = NULL;
 	size_t alloc = 0;
+	int rc = -1;
 	/* "Name:" is escaped by the kernel (no newline inside), so lines are lines. */
-	while (getline(&line, &alloc, fp) >= 0)
-		parse_status_line(p, line);
+	while (rc < 0 && getline(&line, &alloc, fp) >= 0) {
+		unsigned long uid;
+		if (sscanf(line, "Uid:\t%lu", &uid) == 1) {
+			p->uid = (uid_t)uid;
+			rc = 0;
+		}
+	}
 	free(line);
 	fclose(fp);
-	return p->comm != NULL ? 0 : -1;
+	return rc;
+}
+
+/* 0 when read, -1 when the process is gone or unreadable. */
+static int read_proc(struct cli_proc *p, const char *pid)
+{
+	p->pid = (pid_t)strtol(pid, NULL, 10);
+	return read_caps(p) == 0 && read_comm(p) == 0 && read_uid(p) == 0 ? 0 : -1;
 }
 
 static char *user_name(uid_t uid)
@@ -117,7 +140,7 @@ int cli_procs_scan(struct cli_proc **procs, size_t *nprocs)
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		struct cli_proc p = { 0 };
-		if (!all_digits(de->d_name) || read_status(&p, de->d_name) < 0 || p.inheritable == 0) {
+		if (!all_digits(de->d_name) || read_proc(&p, de->d_name) < 0 || p.inheritable == 0) {
 			free(p.comm);
 			continue;
 		}

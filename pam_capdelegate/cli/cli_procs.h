@@ -13,8 +13,8 @@ struct cli_proc {
 	pid_t pid;
 	uid_t uid;		/* real uid */
 	char *user;		/* NSS name of uid, or NULL */
-	char *comm;		/* the task name's own bytes (Name: of /proc/PID/status with the
-			 * kernel's escaping undone): hostile text, escape to print */
+	char *comm;		/* the task name's own bytes (/proc/PID/comm): hostile text,
+			 * escape to print */
 	cd_capmask inheritable, permitted, effective, ambient;
 };
 

@@ -1,5 +1,8 @@
 /*
- * cd_apply.c - see cd_apply.h. Uses libcap for the process sets, the bounding set and capset.
+ * cd_apply.c - see cd_apply.h. libcap does the kernel's side: cap_get_proc for pP and pE,
+ * cap_get_bound for the bounding set, and the IAB API (cap_iab_get_proc, cap_iab_set_proc) for
+ * pI and the ambient set, the two vectors this module sets. The IAB value handed back to
+ * libcap asks for no bounding-set drop, so cap_iab_set_proc changes nothing but pI and ambient.
  */
 #include "config.h"
 
@@ -36,6 +39,16 @@ static cd_capmask bounding_mask(cd_capmask of)
 	return m;
 }
 
+static cd_capmask iab_mask(cap_iab_t iab, cap_iab_vector_t vec)
+{
+	cd_capmask m = 0;
+	cap_value_t max = cap_max_bits();
+	for (cap_value_t cap = 0; cap < max && cap < 64; cap++)
+		if (cap_iab_get_vector(iab, vec, cap) == CAP_SET)
+			m |= BIT(cap);
+	return m;
+}
+
 int cd_read_process_caps(cd_capmask *pi, cd_capmask *pp, cd_capmask *pe, cd_capmask *bound)
 {
 	cap_t c = cap_get_proc();
@@ -49,16 +62,22 @@ int cd_read_process_caps(cd_capmask *pi, cd_capmask *pp, cd_capmask *pe, cd_capm
 	return 0;
 }
 
-static int set_inheritable(cap_t c, cd_capmask m)
+/* pI := @m. Ambient bits outside @m are lowered too (the kernel would drop them at capset
+ * anyway: ambient stays within pP & pI), and no bounding bit is dropped: libcap re-applies
+ * every dropped bit it is handed, raising CAP_SETPCAP in pE to do so, which a login without
+ * CAP_SETPCAP could not. Keeping ambient bits (within the new pI) makes libcap raise
+ * CAP_SETPCAP too; a login that lacks it then fails here, and pI is cleared (fails closed). */
+static int set_inheritable(cap_iab_t iab, cd_capmask m)
 {
-	if (cap_clear_flag(c, CAP_INHERITABLE) < 0)
-		return -1;
-	for (cap_value_t cap = 0; cap < 64; cap++) {
-		cap_value_t v = cap;
-		if ((m & BIT(cap)) && cap_set_flag(c, CAP_INHERITABLE, 1, &v, CAP_SET) < 0)
+	cap_value_t max = cap_max_bits();
+	for (cap_value_t cap = 0; cap < max && cap < 64; cap++) {
+		cap_flag_value_t v = (m & BIT(cap)) ? CAP_SET : CAP_CLEAR;
+		if (cap_iab_set_vector(iab, CAP_IAB_INH, cap, v) < 0 ||
+		    cap_iab_set_vector(iab, CAP_IAB_BOUND, cap, CAP_CLEAR) < 0 ||
+		    (v == CAP_CLEAR && cap_iab_set_vector(iab, CAP_IAB_AMB, cap, CAP_CLEAR) < 0))
 			return -1;
 	}
-	return cap_set_proc(c);
+	return cap_iab_set_proc(iab);
 }
 
 int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r)
@@ -66,13 +85,17 @@ int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r)
 	memset(r, 0, sizeof(*r));
 	r->wanted = wanted;
 	cap_t c = cap_get_proc();
-	if (c == NULL) {
-		r->set_errno = r->clear_errno = errno;
+	cap_iab_t iab = cap_iab_get_proc();
+	if (c == NULL || iab == NULL) {
+		r->set_errno = r->clear_errno = errno ? errno : ENOMEM;
+		cap_free(c);
+		cap_free(iab);
 		return -1;
 	}
-	cd_capmask old_pi = mask_of(c, CAP_INHERITABLE);
+	cd_capmask old_pi = iab_mask(iab, CAP_IAB_INH);
 	cd_capmask pp = mask_of(c, CAP_PERMITTED);
 	int have_setpcap = (mask_of(c, CAP_EFFECTIVE) & BIT(CAP_SETPCAP)) != 0;
+	cap_free(c);
 
 	cd_capmask want = wanted;
 	r->dropped_bounding = want & ~bounding_mask(want);
@@ -83,18 +106,19 @@ int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r)
 	}
 	r->cleared = old_pi & ~want;
 
-	if (set_inheritable(c, want) == 0) {
+	int rc = 0;
+	if (set_inheritable(iab, want) == 0) {
 		r->granted = want;
 		r->delegated = want & ~pp;
-		cap_free(c);
-		return 0;
+	} else {
+		/* Whatever went wrong, never leave the caller's old pI to the user: clear it. */
+		r->set_errno = errno ? errno : EPERM;
+		if (set_inheritable(iab, 0) < 0)
+			r->clear_errno = errno ? errno : EPERM;
+		else
+			r->cleared = old_pi;
+		rc = -1;
 	}
-	/* Whatever went wrong, never leave the caller's old pI to the user: clear it. */
-	r->set_errno = errno ? errno : EPERM;
-	if (set_inheritable(c, 0) < 0)
-		r->clear_errno = errno ? errno : EPERM;
-	else
-		r->cleared = old_pi;
-	cap_free(c);
-	return -1;
+	cap_free(iab);
+	return rc;
 }

@@ -26,7 +26,10 @@
  * 0..63 at most (two 32-bit words in _LINUX_CAPABILITY_VERSION_3). */
 typedef uint64_t cd_capmask;
 
+/* Who a rule names, and so also why a user got what they got (the kind of the lines that
+ * decided; CD_SUBJECT_NONE: no line did). Zero is "none": a zeroed grant matched nothing. */
 enum cd_subject_kind {
+	CD_SUBJECT_NONE,
 	CD_SUBJECT_USER,	/* "alice" */
 	CD_SUBJECT_GROUP,	/* "@netops" (name stored without the '@') */
 	CD_SUBJECT_DEFAULT,	/* "*" */
@@ -99,15 +102,12 @@ const char *cd_status_str(enum cd_status st);
  * *why points to a static message. Exposed for the CLI and the tests. */
 int cd_parse_caps(const char *text, size_t len, cd_capmask *out, const char **why);
 
-/* Why a user got what they got. */
-enum cd_match_kind { CD_MATCH_NONE, CD_MATCH_USER, CD_MATCH_GROUP, CD_MATCH_DEFAULT };
-
 /* "user", "group", "default" or "none", as the module logs and the CLI prints it. */
-const char *cd_match_str(enum cd_match_kind via);
+const char *cd_subject_kind_str(enum cd_subject_kind kind);
 
 struct cd_grant {
 	cd_capmask caps;
-	enum cd_match_kind via;
+	enum cd_subject_kind via;
 	const struct cd_rule **matched;	/* the rules that contributed, in file order */
 	size_t nmatched;
 };

@@ -11,13 +11,13 @@
 
 #include "cd_policy.h"
 
-const char *cd_match_str(enum cd_match_kind via)
+const char *cd_subject_kind_str(enum cd_subject_kind kind)
 {
-	switch (via) {
-	case CD_MATCH_USER: return "user";
-	case CD_MATCH_GROUP: return "group";
-	case CD_MATCH_DEFAULT: return "default";
-	case CD_MATCH_NONE: break;
+	switch (kind) {
+	case CD_SUBJECT_USER: return "user";
+	case CD_SUBJECT_GROUP: return "group";
+	case CD_SUBJECT_DEFAULT: return "default";
+	case CD_SUBJECT_NONE: break;
 	}
 	return "none";
 }
@@ -44,23 +44,14 @@ static int subject_matches(const struct cd_rule *r, const struct cd_user *u)
 	case CD_SUBJECT_USER: return names_user(r, u);
 	case CD_SUBJECT_GROUP: return in_groups(u, r->name);
 	case CD_SUBJECT_DEFAULT: return 1;
+	case CD_SUBJECT_NONE: break;
 	}
 	return 0;
 }
 
-static enum cd_match_kind kind_of(const struct cd_rule *r)
+static int rule_matches(const struct cd_rule *r, const struct cd_user *u, enum cd_subject_kind kind)
 {
-	switch (r->kind) {
-	case CD_SUBJECT_USER: return CD_MATCH_USER;
-	case CD_SUBJECT_GROUP: return CD_MATCH_GROUP;
-	case CD_SUBJECT_DEFAULT: return CD_MATCH_DEFAULT;
-	}
-	return CD_MATCH_NONE;
-}
-
-static int rule_matches(const struct cd_rule *r, const struct cd_user *u, enum cd_match_kind kind)
-{
-	return kind_of(r) == kind && subject_matches(r, u);
+	return r->kind == kind && subject_matches(r, u);
 }
 
 int cd_rule_may_match(const struct cd_rule *rule, void *arg)
@@ -77,7 +68,7 @@ int cd_rule_may_match(const struct cd_rule *rule, void *arg)
 int cd_policy_names_user(const struct cd_policy *pol, const struct cd_user *u)
 {
 	for (size_t i = 0; i < pol->nrules; i++)
-		if (rule_matches(&pol->rules[i], u, CD_MATCH_USER))
+		if (rule_matches(&pol->rules[i], u, CD_SUBJECT_USER))
 			return 1;
 	return 0;
 }
@@ -92,7 +83,7 @@ int cd_policy_has_group_rules(const struct cd_policy *pol)
 
 int cd_resolve(const struct cd_policy *pol, const struct cd_user *u, struct cd_grant *g)
 {
-	static const enum cd_match_kind order[] = { CD_MATCH_USER, CD_MATCH_GROUP, CD_MATCH_DEFAULT };
+	static const enum cd_subject_kind order[] = { CD_SUBJECT_USER, CD_SUBJECT_GROUP, CD_SUBJECT_DEFAULT };
 
 	memset(g, 0, sizeof(*g));
 	if (pol->status != CD_POLICY_OK || pol->nrules == 0)

@@ -56,7 +56,7 @@ struct saved_grant {
 	char *config;		/* policy_key: the policy it was read from */
 	enum cd_status status;
 	cd_capmask caps;
-	enum cd_match_kind via;
+	enum cd_subject_kind via;
 	char *rules;		/* "file:line,file:line" */
 	int logged;		/* the NOTICE line for this outcome was written */
 	cd_capmask logged_granted;
@@ -306,7 +306,7 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 	pam_syslog(pamh, LOG_NOTICE,
 		   "user=%s granted=%s via=%s rules=%s policy=%s delegated=%s "
 		   "dropped_bounding=%s dropped_no_setpcap=%s cleared=%s%s%s",
-		   s->shown, granted ? granted : "?", cd_match_str(s->via), s->rules, cd_status_str(s->status),
+		   s->shown, granted ? granted : "?", cd_subject_kind_str(s->via), s->rules, cd_status_str(s->status),
 		   delegated ? delegated : "?", bound ? bound : "?", nopcap ? nopcap : "?",
 		   cleared ? cleared : "?", s->typed ? " login_name=" : "", s->typed ? s->typed : "");
 	if (r->dropped_bounding)

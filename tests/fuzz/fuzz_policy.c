@@ -303,7 +303,7 @@ static char *print_rules(const struct cd_policy *pol, size_t *len)
 
 struct result {
 	cd_capmask caps;
-	enum cd_match_kind via;
+	enum cd_subject_kind via;
 };
 
 static int member(const struct cd_user *u, const char *group)
@@ -317,7 +317,7 @@ static int member(const struct cd_user *u, const char *group)
 /* capdelegate.conf(5), RESOLUTION. */
 static struct result ref_resolve(const struct cd_policy *pol, const struct cd_user *u)
 {
-	struct result by[3] = { { 0, CD_MATCH_USER }, { 0, CD_MATCH_GROUP }, { 0, CD_MATCH_DEFAULT } };
+	struct result by[3] = { { 0, CD_SUBJECT_USER }, { 0, CD_SUBJECT_GROUP }, { 0, CD_SUBJECT_DEFAULT } };
 	int seen[3] = { 0, 0, 0 };
 	for (size_t i = 0; i < pol->nrules; i++) {
 		const struct cd_rule *r = &pol->rules[i];
@@ -330,7 +330,7 @@ static struct result ref_resolve(const struct cd_policy *pol, const struct cd_us
 	for (int k = 0; k < 3; k++)
 		if (seen[k])
 			return by[k];
-	return (struct result){ 0, CD_MATCH_NONE };
+	return (struct result){ 0, CD_SUBJECT_NONE };
 }
 
 static struct result resolve(const struct cd_policy *pol, const struct cd_user *u)
@@ -344,7 +344,7 @@ static struct result resolve(const struct cd_policy *pol, const struct cd_user *
 		CHECK(i == 0 || g.matched[i] > g.matched[i - 1]);
 		CHECK((g.matched[i]->caps & ~g.caps) == 0);
 	}
-	CHECK((g.nmatched == 0) == (g.via == CD_MATCH_NONE));
+	CHECK((g.nmatched == 0) == (g.via == CD_SUBJECT_NONE));
 	cd_grant_free(&g);
 	return r;
 }
@@ -360,7 +360,7 @@ static void resolve_all(const struct cd_policy *pol, struct result *out)
 		out[i] = resolve(pol, &users[i]);
 		struct result want = ref_resolve(pol, &users[i]);
 		CHECK(out[i].caps == want.caps && out[i].via == want.via);
-		CHECK(!!cd_policy_names_user(pol, &users[i]) == (want.via == CD_MATCH_USER));
+		CHECK(!!cd_policy_names_user(pol, &users[i]) == (want.via == CD_SUBJECT_USER));
 	}
 }
 
@@ -396,17 +396,17 @@ static void check_appended(const char *t, size_t tlen, const struct result *befo
 		switch (what) {
 		case 1: case 2:	/* a user line decides over groups and "*" */
 			if (v == u)
-				want = (struct result){ (was.via == CD_MATCH_USER ? was.caps : 0) |
-							(what == 1 ? bit : 0), CD_MATCH_USER };
+				want = (struct result){ (was.via == CD_SUBJECT_USER ? was.caps : 0) |
+							(what == 1 ? bit : 0), CD_SUBJECT_USER };
 			break;
 		case 3:
-			if (was.via != CD_MATCH_USER && member(v, group))
-				want = (struct result){ (was.via == CD_MATCH_GROUP ? was.caps : 0) | bit,
-							CD_MATCH_GROUP };
+			if (was.via != CD_SUBJECT_USER && member(v, group))
+				want = (struct result){ (was.via == CD_SUBJECT_GROUP ? was.caps : 0) | bit,
+							CD_SUBJECT_GROUP };
 			break;
 		case 4:
-			if (was.via == CD_MATCH_DEFAULT || was.via == CD_MATCH_NONE)
-				want = (struct result){ was.caps | bit, CD_MATCH_DEFAULT };
+			if (was.via == CD_SUBJECT_DEFAULT || was.via == CD_SUBJECT_NONE)
+				want = (struct result){ was.caps | bit, CD_SUBJECT_DEFAULT };
 			break;
 		}
 		CHECK(now.caps == want.caps && now.via == want.via);
@@ -442,7 +442,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (st != CD_POLICY_OK) {
 		for (size_t i = 0; i < NUSERS; i++) {
 			struct result r = resolve(&pol, &users[i]);
-			CHECK(r.caps == 0 && r.via == CD_MATCH_NONE);
+			CHECK(r.caps == 0 && r.via == CD_SUBJECT_NONE);
 		}
 		cd_policy_free(&pol);
 		return 0;

@@ -1,7 +1,7 @@
 /*
  * test_module.c - stack tests that need a hand on the module's environment (issue 14: each
  * case here fails on a bug the mutation suite plants, see tests/mutations/):
- *  - capset failures: this program defines cap_set_proc, and libcdcore inside the module
+ *  - capset failures: this program defines cap_iab_set_proc, and libcdcore inside the module
  *    binds to it (the module resolves libcap's symbols through the global scope, where this
  *    executable, linked with --export-dynamic, comes first); it fails the calls a case picks;
  *  - getgrgid_r failing for one gid, and realpath swapping a symlink right after resolving it
@@ -43,20 +43,20 @@ static const char *module;	/* absolute path of pam_capdelegate.so */
 
 /* ---- the interposed libcap and libaudit calls ------------------------------------------- */
 
-static int capset_calls;	/* cap_set_proc calls since the case armed the fault */
+static int capset_calls;	/* cap_iab_set_proc calls since the case armed the fault */
 static unsigned capset_fail;	/* bit N set: call N fails with EPERM (bit 31: every call) */
 
-int cap_set_proc(cap_t c)
+int cap_iab_set_proc(cap_iab_t iab)
 {
-	static int (*real)(cap_t);
+	static int (*real)(cap_iab_t);
 	int n = capset_calls++;
 	if ((capset_fail & (1u << 31)) || (n < 31 && (capset_fail & (1u << n)))) {
 		errno = EPERM;
 		return -1;
 	}
 	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "cap_set_proc");
-	return real(c);
+		*(void **)&real = dlsym(RTLD_NEXT, "cap_iab_set_proc");
+	return real(iab);
 }
 
 static gid_t getgrgid_fail = (gid_t)-1;	/* getgrgid_r fails with EIO for this gid */

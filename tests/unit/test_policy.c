@@ -115,7 +115,7 @@ static struct cd_user make_user(const char *name, const char **groups)
 }
 
 static cd_capmask resolve_for(const struct cd_policy *pol, const char *name, const char **groups,
-			      enum cd_match_kind *via, size_t *nmatched)
+			      enum cd_subject_kind *via, size_t *nmatched)
 {
 	struct cd_user u = make_user(name, groups);
 	struct cd_grant g;
@@ -679,21 +679,21 @@ static void test_resolve_demo(void **state)
 	struct cd_policy pol;
 	const char *netops[] = { "users", "netops", NULL };
 	const char *plain[] = { "users", NULL };
-	enum cd_match_kind via;
+	enum cd_subject_kind via;
 	size_t n;
 	assert_int_equal(load(&pol, demo), CD_POLICY_OK);
 	assert_true(resolve_for(&pol, "alice", plain, &via, &n) == BIT(CAP_NET_RAW));
-	assert_int_equal(via, CD_MATCH_USER);
+	assert_int_equal(via, CD_SUBJECT_USER);
 	assert_true(resolve_for(&pol, "bob", plain, &via, &n) == 0);
-	assert_int_equal(via, CD_MATCH_NONE);
+	assert_int_equal(via, CD_SUBJECT_NONE);
 	assert_int_equal(n, 0);
 	assert_true(resolve_for(&pol, "carol", netops, &via, NULL) == BIT(CAP_SYSLOG));	/* user wins */
-	assert_int_equal(via, CD_MATCH_USER);
+	assert_int_equal(via, CD_SUBJECT_USER);
 	assert_true(resolve_for(&pol, "dave", netops, &via, &n) == 0);	/* none wins over group */
-	assert_int_equal(via, CD_MATCH_USER);
+	assert_int_equal(via, CD_SUBJECT_USER);
 	assert_int_equal(n, 1);
 	assert_true(resolve_for(&pol, "erin", netops, &via, NULL) == BIT(CAP_NET_RAW));
-	assert_int_equal(via, CD_MATCH_GROUP);
+	assert_int_equal(via, CD_SUBJECT_GROUP);
 	cd_policy_free(&pol);
 }
 
@@ -703,17 +703,17 @@ static void test_resolve_unions_and_default(void **state)
 	struct cd_policy pol;
 	const char *g2[] = { "g1", "g2", NULL };
 	const char *none[] = { NULL };
-	enum cd_match_kind via;
+	enum cd_subject_kind via;
 	size_t n;
 	assert_int_equal(load(&pol, "* cap_kill\n@g1 cap_chown\n@g2 cap_fowner\nu cap_setgid\n"
 			 "u cap_setuid\n* cap_lease\n@g3 cap_sys_admin\n"), CD_POLICY_OK);
 	assert_true(resolve_for(&pol, "u", g2, &via, &n) == (BIT(CAP_SETGID) | BIT(CAP_SETUID)));
 	assert_int_equal(n, 2);
 	assert_true(resolve_for(&pol, "v", g2, &via, &n) == (BIT(CAP_CHOWN) | BIT(CAP_FOWNER)));
-	assert_int_equal(via, CD_MATCH_GROUP);
+	assert_int_equal(via, CD_SUBJECT_GROUP);
 	assert_int_equal(n, 2);
 	assert_true(resolve_for(&pol, "w", none, &via, &n) == (BIT(CAP_KILL) | BIT(CAP_LEASE)));
-	assert_int_equal(via, CD_MATCH_DEFAULT);
+	assert_int_equal(via, CD_SUBJECT_DEFAULT);
 	cd_policy_free(&pol);
 	/* No default line: nobody else gets anything. Names are case-sensitive. */
 	assert_int_equal(load(&pol, "Alice cap_kill\n"), CD_POLICY_OK);
@@ -852,9 +852,9 @@ static void test_user_line_whole_name(void **state)
 	(void)state;
 	struct cd_policy pol;
 	assert_int_equal(load(&pol, "alice cap_net_raw\nalice2 cap_syslog\n"), CD_POLICY_OK);
-	enum cd_match_kind via;
+	enum cd_subject_kind via;
 	assert_true(resolve_for(&pol, "al", NULL, &via, NULL) == 0);
-	assert_int_equal(via, CD_MATCH_NONE);
+	assert_int_equal(via, CD_SUBJECT_NONE);
 	assert_true(resolve_for(&pol, "alice", NULL, NULL, NULL) == (cd_capmask)1 << CAP_NET_RAW);
 	assert_true(resolve_for(&pol, "alice2", NULL, NULL, NULL) == (cd_capmask)1 << CAP_SYSLOG);
 	cd_policy_free(&pol);

@@ -38,12 +38,29 @@ else
   log "base: done ($(du -sh "$base" | cut -f1))"
 fi
 
+# --- stage 1b: iputils-ping's .deb for the guest's reinstall test (tests/system/run.sh) --------
+# The guest has no network. The .deb of the version in the base comes once per base from the
+# mirror base.sh bootstrapped from (the host's apt sources), into archives-<base key>/.
+ping_ver=$(dpkg-query --admindir="$base/var/lib/dpkg" -W -f '${Version}' iputils-ping)
+archive=$vmc/archives-$base_key
+if [ ! -d "$archive" ]; then
+  log "archives: apt-get download iputils-ping=$ping_ver"
+  rm -rf "$archive.tmp"; mkdir -p "$archive.tmp"
+  get() { (cd "$archive.tmp" && apt-get download -q -o APT::Sandbox::User=root "iputils-ping=$ping_ver"); }
+  # The host's package lists may predate the base: refresh them once.
+  { get || { apt-get update -q && get; }; } >"$vmc/archives.log" 2>&1 || { tail -n 20 "$vmc/archives.log" >&2; exit 1; }
+  mv "$archive.tmp" "$archive"
+  find "$vmc" -maxdepth 1 -name 'archives-*' ! -name "archives-$base_key" -exec rm -rf {} +
+fi
+pingdeb=$(echo "$archive"/iputils-ping_*.deb)
+[ -f "$pingdeb" ] || { echo "build.sh: no iputils-ping .deb in $archive" >&2; exit 1; }
+
 # --- stage 2: the packages -------------------------------------------------------------------
 debs_out=$("$here/debs.sh") || { echo "build.sh: the packages did not build" >&2; exit 1; }
 mapfile -t debs <<<"$debs_out"
 
 # --- stage 3: the image ----------------------------------------------------------------------
-image_key=$( { echo "$base_key"; sha256sum "${debs[@]}" | cut -d' ' -f1
+image_key=$( { echo "$base_key"; sha256sum "${debs[@]}" "$pingdeb" | cut -d' ' -f1
   cat "$0" "$here"/overlay.sh "$here"/files/* "$LAB_ROOT/config/capdelegate.conf" \
     "$LAB_ROOT/tests/system/probe" "$LAB_ROOT/tests/system/pam_ambient_stub.c"; } | sha256sum | cut -c1-16)
 image=$vmc/image-$image_key.ext4
@@ -54,6 +71,7 @@ rm -rf "$stage"
 cp -a "$base" "$stage"
 log "image: apt-get install the .debs, pam-auth-update --enable capdelegate, users, policy"
 "$here/overlay.sh" "$stage" "${debs[@]}" >"$vmc/overlay.log" 2>&1 || { tail -n 30 "$vmc/overlay.log" >&2; exit 1; }
+install -m 644 "$pingdeb" "$stage/var/cache/apt/archives/"
 
 log "image: mke2fs -d"
 rm -f "$image.tmp"

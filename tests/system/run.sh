@@ -206,6 +206,61 @@ check reinstall/apt-and-pam-auth-update "$(fact reinstall 0 reinstall.rc)" [ "$(
 login reinstalled-alice alice alice lab-probe || true
 session reinstalled-alice 1 alice reinstall/ssh-alice
 
+# --- 8. marks restored after package operations (issue 11) -------------------------------------
+# iputils-ping's postinst runs `setcap cap_net_raw+ep` on every install: everyone could ping. The
+# marks file names ping by the path dpkg knows (Debian 12 ships /bin/ping; merged /usr makes it
+# /usr/bin/ping). `dpkg -i` of the archived .deb is a reinstall as an upgrade does it; the
+# capdelegate package's file trigger (on /bin) must then set the mark again. dpkg.log gives the
+# order: configure iputils-ping (its postinst), then trigproc capdelegate.
+read -r -d '' marks_restore <<'EOF' || true
+exec 2>&1; printf '/bin/ping cap_net_raw=i nosuid\n' >/etc/security/capdelegate-files.conf
+capdelegate marks apply; echo "@@ apply.rc=$?"
+journalctl -q -t capdelegate --cursor-file=/root/lab/jcursor >/dev/null; n=$(wc -l </var/log/dpkg.log)
+dpkg -i /var/cache/apt/archives/iputils-ping_*.deb; echo "@@ dpkg.rc=$?"
+echo "@@ dpkg.order=$(tail -n +$((n + 1)) /var/log/dpkg.log | awk '$3 == "configure" || $3 == "trigproc" { print $3, $4 }
+  $3 == "status" && $4 == "installed" { print $4, $5 }' | paste -sd, -)"
+echo "@@ getcap=$(getcap /usr/bin/ping) $(stat -c %A /usr/bin/ping)"
+echo "@@ journal=$(journalctl -q -o cat -t capdelegate --cursor-file=/root/lab/jcursor | paste -sd'|' -)"
+su - bob -c lab-probe; su - alice -c lab-probe
+EOF
+root marks-restore "$marks_restore" || true
+m() { fact marks-restore 0 "$1"; }
+check marks/apply-declared "rc=$(m apply.rc)" [ "$(m apply.rc)" = 0 ]
+check marks/dpkg-i-ping "rc=$(m dpkg.rc)" [ "$(m dpkg.rc)" = 0 ]
+check marks/trigger-after-ping-postinst "dpkg.log: $(m dpkg.order)" \
+  eval '[[ $(m dpkg.order) == *"configure iputils-ping:"*"installed iputils-ping:"*"trigproc capdelegate:"* ]]'
+check marks/restored-fI-only-no-setuid "$(m getcap)" [ "$(m getcap)" = "/usr/bin/ping cap_net_raw=i -rwxr-xr-x" ]
+check marks/journal-names-restore "journal: $(m journal)" eval '[[ $(m journal) == *ping*"cap_net_raw=ep"*"cap_net_raw=i"* ]]'
+# systemd's 50-default.conf opens ping_group_range to every group: bob would ping through an ICMP
+# datagram socket without any capability. The image's 60-lab-ping.conf closes it again.
+check marks/ping_group_range-closed "$(fact marks-restore 1 sysctl.ping_group_range)" \
+  [ "$(fact marks-restore 1 sysctl.ping_group_range)" = "1 0" ]
+session marks-restore 1 bob marks/restored/su-bob
+session marks-restore 2 alice marks/restored/su-alice
+# The hole, with the marks file moved aside (the guard of both the trigger and the APT hook):
+# nothing restores, bob pings through fP with an empty pI, audit flags it. Then the APT hook as
+# apt reads it from its conffile (apt-config), run as apt runs it after dpkg, closes it again.
+read -r -d '' marks_hole <<'EOF' || true
+exec 2>&1; mv /etc/security/capdelegate-files.conf /root/lab/marks.off
+dpkg -i /var/cache/apt/archives/iputils-ping_*.deb >/root/lab/dpkg-hole.out; echo "@@ dpkg.rc=$?"
+echo "@@ getcap=$(getcap /usr/bin/ping)"
+echo "@@ audit=$(capdelegate audit /usr/bin | grep -E 'fP.bypass' | grep -m1 /ping | tr '\t' ' ')"
+su - bob -c lab-probe
+mv /root/lab/marks.off /etc/security/capdelegate-files.conf
+sh -c "$(apt-config dump --format '%v%n' DPkg::Post-Invoke | grep capdelegate)"
+echo "@@ hook=$(getcap /usr/bin/ping)"
+capdelegate marks check >/root/lab/check.out; echo "@@ check.rc=$?"
+EOF
+root marks-hole "$marks_hole" || true
+m() { fact marks-hole 0 "$1"; }
+check marks-hole/dpkg-i-leaves-fP "$(m getcap), rc=$(m dpkg.rc)" [ "$(m getcap)" = "/usr/bin/ping cap_net_raw=ep" ]
+check marks-hole/audit-fP-bypass "audit: $(m audit)" eval '[[ $(m audit) == *ping* ]]'
+m() { fact marks-hole 1 "$1"; }
+check marks-hole/su-bob-pings-with-empty-pI "rc=$(m ping.rc) CapInh=$(m self.CapInh): $(m ping.out)" \
+  eval '[ "$(m ping.rc)" = 0 ] && hex_eq "$(m self.CapInh)" 0'
+check marks-hole/apt-hook-restores "$(m hook)" [ "$(m hook)" = "/usr/bin/ping cap_net_raw=i" ]
+check marks-hole/marks-check-clean "rc=$(m check.rc)" [ "$(m check.rc)" = 0 ]
+
 # --- power off, figures -----------------------------------------------------------------------
 root poweroff 'lab-poweroff' || true
 for _ in $(seq 60); do kill -0 "$qemu" 2>/dev/null || break; sleep 1; done

@@ -111,8 +111,9 @@ cd_capmask cd_fcaps_mask(cap_t caps, cap_flag_t flag)
 
 /* The CAPS field (@t, @n bytes, no blank in it): libcap's text for fI or fI+fE. The names
  * before the first operator are read by the policy's scanner (whole libcap names, no "all",
- * no numbers); cap_from_text reads the whole text; both must agree. */
-static const char *scan_caps(const char *t, size_t n, struct cd_mark *mk)
+ * no numbers); cap_from_text reads the whole text; both must agree. On error *tok and *toklen
+ * say which bytes to show (the whole field unless one name is at fault). */
+static const char *scan_caps(const char *t, size_t n, struct cd_mark *mk, size_t *tok, size_t *toklen)
 {
 	size_t op = 0;
 	while (op < n && t[op] != '=' && t[op] != '+' && t[op] != '-')
@@ -128,8 +129,13 @@ static const char *scan_caps(const char *t, size_t n, struct cd_mark *mk)
 			return "flags are e and i after '=', '+' or '-'";
 	cd_capmask named;
 	struct cd_caps_error err;
-	if (cd_scan_caps(t, op, &named, &err, NULL) < 0)
+	if (cd_scan_caps(t, op, &named, &err, NULL) < 0) {
+		if (err.len > 0) {
+			*tok = err.off;
+			*toklen = err.len;
+		}
 		return err.why;
+	}
 	if (named == 0)
 		return "no capability named";
 	char *text = strndup(t, n);
@@ -206,8 +212,9 @@ static void parse_line(struct mparser *p, size_t lineno, char *line, size_t len)
 		mark_error(p, lineno, "missing capabilities after the path", line + start, end - start);
 		return;
 	}
-	if ((why = scan_caps(line + caps, caps_end - caps, &mk)) != NULL) {
-		mark_error(p, lineno, why, line + caps, caps_end - caps);
+	size_t tok = 0, toklen = caps_end - caps;
+	if ((why = scan_caps(line + caps, caps_end - caps, &mk, &tok, &toklen)) != NULL) {
+		mark_error(p, lineno, why, line + caps + tok, toklen);
 		return;
 	}
 	if (scan_options(p, lineno, line, caps_end, len, &mk) < 0)

@@ -28,6 +28,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/import-cases.sh"
 # shellcheck source=tests/cli/output-cases.sh
 . "$HERE/output-cases.sh"
+# shellcheck source=tests/cli/marks-cases.sh
+. "$HERE/marks-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -852,7 +854,7 @@ CASES=(
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
   audit_sticky_dir_not_a_finding
   explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
-  "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}"
+  "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}"
 )
 
 run_case() {

@@ -1,0 +1,306 @@
+# marks-cases.sh: capdelegate-files.conf(5) and `capdelegate marks check|apply`, audit's mark
+# findings (sourced by run.sh). Every drift kind is made with setcap/setfattr on a fixture tree
+# below the case's directory (root's, 0755, under /run); syslog lines are captured by the
+# LD_PRELOAD shim syslog_capture.c.
+
+MARKS_CASES=(
+  marks_check_every_state marks_apply_fixes_and_logs marks_apply_twice_changes_nothing
+  marks_apply_dry_run marks_apply_refuses marks_apply_quiet marks_unreadable_value
+  marks_file_hostile_lines marks_file_unsafe marks_file_missing marks_check_json
+  audit_marks_findings audit_fp_bypass marks_manpage_example
+)
+
+# marks FILE-NAME < text: a root-owned 0644 marks file; prints its path.
+marks_file() { policy "${1:-marks}"; }
+
+# The fixture: one file per state. Prints the directory.
+marks_tree() {
+  local t="$CASE_DIR/m"
+  capfile "$t/ok" cap_net_raw=i
+  capfile "$t/ep" cap_net_raw=ep                  # Debian's iputils-ping postinst
+  mkdir -p "$t"; : >"$t/bare"; chmod 0755 "$t/bare"  # no xattr (cp, tar without xattrs)
+  capfile "$t/other" cap_net_admin=i
+  capfile "$t/suid" cap_net_raw=i; chmod 4755 "$t/suid"
+  capfile "$t/sgid_kept" cap_net_raw=i; chmod 2755 "$t/sgid_kept"
+  capfile "$t/target" cap_net_admin=i; ln -s target "$t/link"
+  capfile "$t/owned" cap_net_raw=i; chown 1001 "$t/owned"; setcap cap_net_raw=i "$t/owned"  # chown clears it
+  capfile "$t/gw" cap_net_raw=i; chmod 0775 "$t/gw"
+  capfile "$t/rootid" cap_net_raw=i
+  rev3file "$t/rootid" 00000003 00000000 00200000 00000000 00000000 e8030000
+  echo "$t"
+}
+
+marks_std() { # marks_std TREE: the marks file for marks_tree
+  local t=$1
+  printf '%s\n' "# declared marks" "$t/ok cap_net_raw=i" "$t/ep cap_net_raw=i nosuid" \
+    "$t/bare cap_net_raw=i" "$t/other cap_net_raw=i" "$t/suid cap_net_raw=i nosuid" \
+    "$t/sgid_kept cap_net_raw=i" "$t/link cap_net_raw=i" "$t/owned cap_net_raw=i" \
+    "$t/gw cap_net_raw=i" "$t/absent cap_net_raw=i" "$t/rootid cap_net_raw=i" | marks_file
+}
+
+# cd_log_run ARGS...: the CLI with syslog captured into $CASE_DIR/syslog.
+cd_log_run() {
+  [ -f "$CASE_DIR/syslog_capture.so" ] || cc -shared -fPIC -o "$CASE_DIR/syslog_capture.so" "$HERE/syslog_capture.c"
+  RC=0
+  SYSLOG_CAPTURE="$CASE_DIR/syslog" LD_PRELOAD="$CASE_DIR/syslog_capture.so" "$BIN" "$@" >"$OUT" 2>"$ERR" || RC=$?
+}
+
+t_marks_check_every_state() {
+  need_root; local t m; t=$(marks_tree); m=$(marks_std "$t")
+  cd_run marks check --marks "$m"; want_rc 2
+  want_line "$OUT" "mark\t$t/ok\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+  want_line "$OUT" "mark\t$t/ep\tfP-bypass\tdrift\tcap_net_raw=i nosuid\tcap_net_raw=ep\tfP bypass: every user gains cap_net_raw"
+  want_line "$OUT" "mark\t$t/ep\tdiffers\tdrift\tcap_net_raw=i nosuid\tcap_net_raw=ep\tfI, fE or rootid differ from the mark"
+  want_line "$OUT" "mark\t$t/bare\tno-xattr\tdrift\tcap_net_raw=i\tnone\tno security.capability: nobody gains these through the file"
+  want_line "$OUT" "mark\t$t/other\tdiffers\tdrift\tcap_net_raw=i\tcap_net_admin=i\tfI, fE or rootid differ from the mark"
+  want_line "$OUT" "mark\t$t/suid\tsetuid\tdrift\tcap_net_raw=i nosuid\tcap_net_raw=i\tsetuid bit (mode 4755) on a nosuid mark: apply removes it"
+  want_text "$OUT" "mark	$t/sgid_kept	setuid	warning	cap_net_raw=i	cap_net_raw=i	setgid bit (mode 2755): the file runs"
+  want_line "$OUT" "mark\t$t/link\trefused\terror\tcap_net_raw=i\t-\tis a symbolic link: a mark goes on the file itself: not changed"
+  want_line "$OUT" "mark\t$t/owned\trefused\terror\tcap_net_raw=i\t-\tis owned by uid 1001, not root: not changed"
+  want_line "$OUT" "mark\t$t/gw\trefused\terror\tcap_net_raw=i\t-\tis writable by group or others (mode 0775): not changed"
+  want_line "$OUT" "mark\t$t/absent\tmissing\twarning\tcap_net_raw=i\t-\tno such file (package not installed?): skipped"
+  want_line "$OUT" "mark\t$t/rootid\tdiffers\tdrift\tcap_net_raw=i\tcap_net_raw=i rootid=1000\tfI, fE or rootid differ from the mark"
+  [ "$(count_lines "$OUT" '^mark')" -eq 12 ] || fail "want 12 records"
+  # Without the refused files: drift and warnings only, exit 1; a clean file alone: exit 0.
+  m=$(grep -v -e /link -e /owned -e /gw "$m" | marks_file m2)
+  cd_run marks check --marks "$m"; want_rc 1
+  m=$(printf '%s\n' "$t/ok cap_net_raw=i" | marks_file m3)
+  cd_run marks check --marks "$m"; want_rc 0
+}
+
+t_marks_apply_fixes_and_logs() {
+  need_root; local t m; t=$(marks_tree)
+  m=$(printf '%s\n' "$t/ok cap_net_raw=i" "$t/ep cap_net_raw=i nosuid" "$t/bare cap_net_raw,cap_net_admin=ei" \
+      "$t/suid cap_net_raw=i nosuid" "$t/absent cap_net_raw=i" "$t/rootid cap_net_raw=i" | marks_file)
+  chmod 6755 "$t/ep"
+  cd_log_run marks apply --marks "$m"; want_rc 0
+  want_line "$OUT" "$t/ep: removed setuid and setgid (mode 6755 -> 0755)"
+  want_line "$OUT" "$t/ep: cap_net_raw=ep -> cap_net_raw=i"
+  want_line "$OUT" "$t/bare: none -> cap_net_admin,cap_net_raw=ei"
+  want_line "$OUT" "$t/suid: removed setuid (mode 4755 -> 0755)"
+  want_line "$OUT" "$t/absent: no such file (package not installed?): skipped"
+  want_line "$OUT" "$t/rootid: cap_net_raw=i rootid=1000 -> cap_net_raw=i"
+  no_text "$OUT" "$t/ok"
+  [ "$(getcap "$t/ep")" = "$t/ep cap_net_raw=i" ] || fail "ep not fixed: $(getcap "$t/ep")"
+  [ "$(getcap "$t/bare")" = "$t/bare cap_net_admin,cap_net_raw=ei" ] || fail "bare not marked"
+  [ "$(stat -c %a "$t/ep") $(stat -c %a "$t/suid")" = "755 755" ] || fail "setuid bits left"
+  # One syslog line per change, authpriv.notice, ident capdelegate, the printed text.
+  want_line "$CASE_DIR/syslog" "capdelegate authpriv.5 $t/ep: cap_net_raw=ep -> cap_net_raw=i"
+  want_line "$CASE_DIR/syslog" "capdelegate authpriv.5 $t/suid: removed setuid (mode 4755 -> 0755)"
+  [ "$(wc -l <"$CASE_DIR/syslog")" -eq 5 ] || fail "want 5 syslog lines"
+  cd_run marks check --marks "$m"; want_rc 1   # the absent file stays a warning
+  [ "$(count_lines "$OUT" '	ok	ok	')" -eq 5 ] || fail "want 5 files ok after apply"
+}
+
+t_marks_apply_twice_changes_nothing() {
+  need_root; local t m; t=$(marks_tree)
+  m=$(printf '%s\n' "$t/ep cap_net_raw=i nosuid" "$t/other cap_net_raw=i" | marks_file)
+  cd_log_run marks apply --marks "$m"; want_rc 0
+  [ "$(wc -l <"$OUT")" -eq 2 ] || fail "want 2 changes the first time"
+  rm -f "$CASE_DIR/syslog"
+  cd_log_run marks apply --marks "$m"; want_rc 0
+  [ ! -s "$OUT" ] || fail "the second apply printed something"
+  [ ! -e "$CASE_DIR/syslog" ] || fail "the second apply logged something"
+}
+
+t_marks_apply_dry_run() {
+  need_root; local t m before; t=$(marks_tree)
+  m=$(printf '%s\n' "$t/ep cap_net_raw=i nosuid" "$t/suid cap_net_raw=i nosuid" "$t/ok cap_net_raw=i" | marks_file)
+  before=$(getcap -r "$t" | sort; stat -c '%n %a' "$t"/*)
+  cd_log_run marks apply --dry-run --marks "$m"; want_rc 1
+  want_line "$OUT" "$t/ep: cap_net_raw=ep -> cap_net_raw=i (dry run)"
+  want_line "$OUT" "$t/suid: removed setuid (mode 4755 -> 0755) (dry run)"
+  [ "$(getcap -r "$t" | sort; stat -c '%n %a' "$t"/*)" = "$before" ] || fail "--dry-run changed files"
+  [ ! -e "$CASE_DIR/syslog" ] || fail "--dry-run logged"
+  m=$(printf '%s\n' "$t/ok cap_net_raw=i" | marks_file m2)
+  cd_run marks apply --dry-run --marks "$m"; want_rc 0
+}
+
+t_marks_apply_refuses() {
+  need_root; local t m; t=$(marks_tree)
+  m=$(printf '%s\n' "$t/link cap_net_raw=i" "$t/owned cap_net_admin=i" "$t/gw cap_net_admin=i" \
+      "$t/ep cap_net_raw=i" | marks_file)
+  cd_log_run marks apply --marks "$m"; want_rc 2
+  want_line "$ERR" "capdelegate: error: $t/link: is a symbolic link: a mark goes on the file itself: not changed"
+  want_line "$ERR" "capdelegate: error: $t/owned: is owned by uid 1001, not root: not changed"
+  want_text "$ERR" "capdelegate: error: $t/gw: is writable by group or others"
+  # The link's target keeps its own value; the refused files are untouched; the rest is fixed.
+  [ "$(getcap "$t/target")" = "$t/target cap_net_admin=i" ] || fail "the write followed the link"
+  [ "$(getcap "$t/owned")" = "$t/owned cap_net_raw=i" ] || fail "a file not root's was changed"
+  [ "$(getcap "$t/ep")" = "$t/ep cap_net_raw=i" ] || fail "a good file was not fixed"
+  want_line "$CASE_DIR/syslog" "capdelegate authpriv.3 $t/owned: is owned by uid 1001, not root: not changed"
+  # A directory others can write: its files can be swapped before the next apply.
+  mkdir -p "$CASE_DIR/open"; chmod 0777 "$CASE_DIR/open"; capfile "$CASE_DIR/open/f" cap_net_raw=ep
+  m=$(printf '%s\n' "$CASE_DIR/open/f cap_net_raw=i" | marks_file m2)
+  cd_run marks apply --marks "$m"; want_rc 2
+  want_text "$ERR" "$CASE_DIR/open is writable by someone other than root"
+  [ "$(getcap "$CASE_DIR/open/f")" = "$CASE_DIR/open/f cap_net_raw=ep" ] || fail "changed below an open directory"
+}
+
+t_marks_apply_quiet() {
+  need_root; local t m; t=$(marks_tree)
+  m=$(printf '%s\n' "$t/ep cap_net_raw=i" "$t/absent cap_net_raw=i" | marks_file)
+  cd_log_run marks apply --quiet --marks "$m"; want_rc 0
+  [ ! -s "$OUT" ] && [ ! -s "$ERR" ] || fail "--quiet printed"
+  want_line "$CASE_DIR/syslog" "capdelegate authpriv.5 $t/ep: cap_net_raw=ep -> cap_net_raw=i"
+  m=$(printf '%s\n' "$t/link cap_net_raw=i" | marks_file m2)
+  cd_run marks apply --quiet --marks "$m"; want_rc 2; want_text "$ERR" "is a symbolic link"
+}
+
+t_marks_unreadable_value() {
+  need_root; local d="$CASE_DIR/img" m
+  unreadable_image "$d" >/dev/null
+  umount "$d/mnt"; mount -o loop "$d/fs.img" "$d/mnt" 2>/dev/null || skip "cannot loop-mount the image rw"
+  m=$(printf '%s\n' "$d/mnt/bad cap_net_raw=i" "$d/mnt/rev1 cap_net_raw=i" | marks_file)
+  cd_run marks check --marks "$m"; local rc1=$RC; cp "$OUT" "$CASE_DIR/check1"
+  cd_run marks apply --marks "$m"; local rc2=$RC; cp "$OUT" "$CASE_DIR/apply"
+  cd_run marks check --marks "$m"; local rc3=$RC
+  umount "$d/mnt"
+  RC=$rc1; want_rc 1
+  want_text "$CASE_DIR/check1" "mark	$d/mnt/bad	unreadable	drift	cap_net_raw=i	unreadable	the kernel will not show"
+  want_text "$CASE_DIR/check1" "mark	$d/mnt/rev1	unreadable	drift"
+  RC=$rc2; want_rc 0; want_line "$CASE_DIR/apply" "$d/mnt/bad: unreadable -> cap_net_raw=i"
+  RC=$rc3; want_rc 0
+}
+
+# Each hostile line alone in a file with a good line: the whole file is rejected (exit 2,
+# FILE:LINE naming the token) and nothing is applied, not even the good line.
+t_marks_file_hostile_lines() {
+  need_root; local t m line want i=0; t=$(marks_tree)
+  while IFS='|' read -r line want; do
+    i=$((i + 1))
+    m=$(printf '%s\n%b\n' "$t/ep cap_net_raw=i" "$line" | marks_file "h$i")
+    cd_run marks apply --marks "$m"; want_rc 2
+    want_text "$ERR" "$m:2: $want"
+    want_text "$ERR" "$m: marks file rejected (1 error): no file changed"
+    [ "$(getcap "$t/ep")" = "$t/ep cap_net_raw=ep" ] || fail "applied from a rejected file ($line)"
+    cd_run marks check --marks "$m"; want_rc 2
+  done <<'CASES'
+/m/x cap_net_raw=ep|fP in a mark: everyone who executes the file would gain it, bypassing delegation: 'cap_net_raw=ep'
+/m/x cap_net_raw+p|fP in a mark
+/m/x cap_net_raw=eip|fP in a mark
+/m/x =i|no capability named (libcap reads '=' alone as every capability): '=i'
+/m/x all=i|'all' is not allowed
+/m/x 13=i|capability numbers are not allowed
+/m/x cap_net_raw=i2|flags are e and i after '=', '+' or '-': 'cap_net_raw=i2'
+/m/x cap_net_raw2=i|unknown capability: 'cap_net_raw2'
+/m/x cap_net_raw=e|no fI bit left: a mark gives fI
+/m/x cap_net_raw=ei-i|no fI bit left
+/m/x cap_net_raw,cap_net_admin=i-i|no fI bit left
+/m/x cap_net_raw=i,cap_net_admin+e|flags are e and i
+/m/x cap_net_raw|no '=', '+' or '-' in capability text
+/m/x|missing capabilities after the path: '/m/x'
+m/x cap_net_raw=i|path is not absolute: 'm/x'
+/m/../x cap_net_raw=i|'.' or '..' in path
+/m/./x cap_net_raw=i|'.' or '..' in path
+/m//x cap_net_raw=i|empty path component
+/m/ cap_net_raw=i|path names a directory
+/m/x cap_net_raw=i setuid|unknown option: 'setuid'
+/m/x cap_net_raw=i nosuid nosuid|option given twice: 'nosuid'
+/m/x cap_net_raw=i NOSUID|unknown option: 'NOSUID'
+/m/x\\001 cap_net_raw=i|NUL or control character in path
+/m/x\\000 cap_net_raw=i|NUL or control character in path
+/m/\001x cap_net_raw=i|control character in line
+/m/x\303 cap_net_raw=i|byte not allowed bare in a path
+/m/x#y cap_net_raw=i|'#' in path
+/m/x cap_net_raw#=i|'#' in capability text
+/m/x cap_net_raw=i\000|NUL byte in line
+CASES
+  # A duplicate path (written with an escape): the later line names the first.
+  m=$(printf '%s\n' "$t/ep cap_net_raw=i" '/m/a\040b cap_net_raw=i' '/m/c cap_net_raw=i' \
+      '/m/a\040b cap_net_admin=i' | marks_file dup)
+  cd_run marks check --marks "$m"; want_rc 2
+  want_text "$ERR" "$m:4: path declared again (first on line 2): '/m/a\\x20b'"
+  # An overlong line is one line, whatever its length: no piece of it becomes a mark.
+  m=$(printf '%s\n' "$t/ep cap_net_raw=i" | marks_file long)
+  { printf '/m/x cap_net_raw=i '; head -c 20000 /dev/zero | tr '\0' 'a'; printf ' /m/y cap_net_raw=i\n'; } >>"$m"
+  cd_run marks check --marks "$m"; want_rc 2; want_text "$ERR" "$m:2: unknown option: 'aaaa"
+  [ "$(count_lines "$ERR" ":3:")" -eq 0 ] || fail "the long line was split"
+  # Over the size limit: rejected whole.
+  m=$(marks_file big </dev/null); head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$m"
+  cd_run marks check --marks "$m"; want_rc 2; want_text "$ERR" "larger than the size limit"
+}
+
+t_marks_file_unsafe() {
+  need_root; local t m; t=$(marks_tree)
+  m=$(printf '%s\n' "$t/ep cap_net_raw=i" | marks_file)
+  chmod 0664 "$m"
+  cd_run marks apply --marks "$m"; want_rc 2
+  want_text "$ERR" "unsafe marks file (writable by group or others; owner uid 0, mode 0664): marks file rejected, no file changed"
+  chmod 0644 "$m"; chown 1001 "$m"
+  cd_run marks apply --marks "$m"; want_rc 2; want_text "$ERR" "not owned by root"
+  [ "$(getcap "$t/ep")" = "$t/ep cap_net_raw=ep" ] || fail "applied from an unsafe file"
+  mkdir -p "$CASE_DIR/open"; chmod 0777 "$CASE_DIR/open"; printf '%s\n' "$t/ep cap_net_raw=i" >"$CASE_DIR/open/m.conf"
+  cd_run marks check --marks "$CASE_DIR/open/m.conf"; want_rc 2
+  want_text "$ERR" "$CASE_DIR/open is writable by group or others"
+}
+
+t_marks_file_missing() {
+  cd_run marks check --marks "$WORK/none.conf"; want_rc 2
+  want_line "$ERR" "capdelegate: error: $WORK/none.conf: no marks declared"
+  cd_run marks apply --marks "$WORK/none.conf"; want_rc 2
+  cd_run marks frob; want_rc 2
+  cd_run marks check --dry-run; want_rc 2
+  cd_run marks --help; want_rc 0; want_text "$OUT" "usage: capdelegate marks check"
+}
+
+t_marks_check_json() {
+  need_root; local t m; t=$(marks_tree); m=$(marks_std "$t")
+  cd_run marks check --json --marks "$m"; want_rc 2
+  python3 - "$OUT" "$t" <<'PY' || fail "JSON"
+import json, sys
+d = json.load(open(sys.argv[1])); t = sys.argv[2]
+assert d["version"] == 1 and d["marks"]["status"] == "ok", d["marks"]
+f = {x["path"]: x for x in d["files"]}
+assert len(d["files"]) == 11, len(d["files"])
+ep = f[t + "/ep"]
+assert ep["inheritable"] == ["cap_net_raw"] and ep["effective"] is False and ep["nosuid"] is True
+assert ep["on_disk"] == "cap_net_raw=ep" and ep["line"] == 3
+assert [(s["state"], s["level"]) for s in ep["states"]] == [("fP-bypass", "drift"), ("differs", "drift")]
+assert f[t + "/link"]["on_disk"] is None and f[t + "/link"]["states"][0]["level"] == "error"
+assert f[t + "/ok"]["states"] == [{"state": "ok", "level": "ok", "message": "matches the mark"}]
+PY
+}
+
+t_audit_marks_findings() {
+  need_root; local p t m; p=$(std_policy); t=$(marks_tree)
+  m=$(printf '%s\n' "$t/bare cap_net_raw=i" "$t/other cap_net_raw=i" "$t/absent cap_net_raw=i" "$t/ok cap_net_raw=i" | marks_file)
+  cd_nss audit --config "$p" --marks "$m" "$t/ok"; want_rc 1
+  want_line "$OUT" "finding\tmark-no-xattr\t$t/bare\tcap_net_raw\tmark line 1: no security.capability: nobody gains these through the file"
+  want_text "$OUT" "finding	mark-differs	$t/other	cap_net_admin,cap_net_raw	mark line 2: "
+  want_text "$OUT" "finding	mark-missing	$t/absent	cap_net_raw	mark line 3: "
+  no_text "$OUT" "mark line 4"
+  m=$(printf '%s\n' "$t/link cap_net_raw=i" | marks_file m2)
+  cd_nss audit --config "$p" --marks "$m" "$t/ok"; want_rc 2
+  want_text "$OUT" "finding	mark-refused	$t/link	"
+  m=$(printf 'bogus\n' | marks_file m3)
+  cd_nss audit --config "$p" --marks "$m" "$t/ok"; want_rc 2; want_text "$ERR" "$m:1: "
+  cd_nss audit --config "$p" --marks "$CASE_DIR/none.conf" "$t/ok"; want_rc 2
+  want_text "$ERR" "no such marks file"
+}
+
+# A file whose fP holds a capability the policy delegates: everyone gains what the policy
+# hands out to some (error level, exit 2). fP of a capability nobody is delegated stays a
+# "permitted" finding only.
+t_audit_fp_bypass() {
+  need_root; local p t="$CASE_DIR/tree"; p=$(std_policy)
+  capfile "$t/ping" cap_net_raw=ep; capfile "$t/bind" cap_net_bind_service=ep
+  cd_nss audit --config "$p" "$t"; want_rc 2
+  want_line "$OUT" "finding\tfP-bypass\t$t/ping\tcap_net_raw\tfP bypass: every user gains these, which the policy delegates to some"
+  no_text "$OUT" "fP-bypass	$t/bind"; want_text "$OUT" "finding	permitted	$t/bind	"
+  rm "$t/ping"
+  cd_nss audit --config "$p" "$t"; want_rc 1
+  cd_nss audit --json --config "$p" "$CASE_DIR"
+  python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT" || fail "JSON"
+}
+
+# The example of capdelegate-files.conf(5) is a marks file the parser accepts.
+t_marks_manpage_example() {
+  need_root; local m
+  m=$(sed -n '/^\.SH EXAMPLES/,/^\.EE/p' "$ROOT/pam_capdelegate/man/capdelegate-files.conf.5" \
+      | sed '1,2d;$d' | sed 's/\\e/\\/g' | marks_file)
+  [ "$(grep -c "^/" "$m")" -eq 3 ] || fail "example not found"
+  cd_run marks check --marks "$m"
+  [ "$RC" -ne 2 ] || fail "the example is rejected"
+  want_line "$OUT" "mark\t/opt/net\\\\040tools/probe\tmissing\twarning\tcap_net_raw=i\t-\tno such file (package not installed?): skipped"
+}

@@ -44,12 +44,20 @@ static cd_capmask risky_mask(void)
 	return m;
 }
 
-static void warn_rule(const struct cd_rule *r, const char *msg,
+/* "FILE:LINE: MSG" or, with @what, "FILE:LINE: WHAT 'NAME' MSG": every warning names what it
+ * is about, the subject or the capabilities. */
+static void warn_rule(const struct cd_rule *r, const char *what, const char *msg,
 		      cd_capmask caps)
 {
 	fputs("capdelegate: warning: ", stderr);
 	fputs(r->file, stderr);	/* the main file or a drop-in, escaped by the core */
-	fprintf(stderr, ":%zu: %s", r->line, msg);
+	fprintf(stderr, ":%zu: ", r->line);
+	if (what != NULL) {
+		fprintf(stderr, "%s '", what);
+		cli_print_name(stderr, r->name);
+		fputs("' ", stderr);
+	}
+	fputs(msg, stderr);
 	if (caps) {
 		fputs(": ", stderr);
 		cli_print_caps(stderr, caps);
@@ -61,15 +69,15 @@ static size_t check_rule(const struct cd_rule *r, cd_capmask risky)
 {
 	size_t warnings = 0;
 	if (r->kind == CD_SUBJECT_USER && getpwnam(r->name) == NULL) {
-		warn_rule(r, "user unknown to NSS (the line never matches)", 0);
+		warn_rule(r, "user", "unknown to NSS (the line never matches)", 0);
 		warnings++;
 	}
 	if (r->kind == CD_SUBJECT_GROUP && getgrnam(r->name) == NULL) {
-		warn_rule(r, "group unknown to NSS (the line never matches)", 0);
+		warn_rule(r, "group", "unknown to NSS (the line never matches)", 0);
 		warnings++;
 	}
 	if (r->caps & risky) {
-		warn_rule(r, "grants capabilities that lead to full root", r->caps & risky);
+		warn_rule(r, NULL, "grants capabilities that lead to full root", r->caps & risky);
 		warnings++;
 	}
 	return warnings;

@@ -190,8 +190,12 @@ static int bad_byte(const char *t, size_t i, size_t len, size_t start, struct cd
 	switch (cd_class(t[i])) {
 	case CD_CL_CTRL:
 		return caps_error(err, "control character in line", i, 1);
-	case CD_CL_NAME:
-		return caps_error(err, "expected ',' between capabilities", i, 0);
+	case CD_CL_NAME: {	/* show the word that should have followed a ',' */
+		size_t end = i;
+		while (end < len && cd_class(t[end]) == CD_CL_NAME)
+			end++;
+		return caps_error(err, "expected ',' between capabilities", i, end - i);
+	}
 	default:	/* a byte no capability name has: show the whole token */
 		while (i < len && (cd_class(t[i]) == CD_CL_NAME || cd_class(t[i]) == CD_CL_OTHER))
 			i++;
@@ -226,7 +230,11 @@ int cd_scan_caps(const char *t, size_t len, cd_capmask *out, struct cd_caps_erro
 				return caps_error(err, "control character in line", i, 1);
 			if (ntokens == 0 && (i >= len || t[i] == '#'))
 				return caps_error(err, "missing capabilities field", start, 0);
-			return caps_error(err, "empty capability name in list", start, 0);
+			/* show the list up to where a name was missing ("cap_a,") */
+			size_t end = i < len && t[i] == ',' ? i + 1 : i;
+			while (end > 0 && cd_class(t[end - 1]) == CD_CL_BLANK)
+				end--;
+			return caps_error(err, "empty capability name in list", 0, end);
 		}
 		if (toklen == 4 && strncasecmp(t + start, "none", 4) == 0)
 			saw_none = 1;

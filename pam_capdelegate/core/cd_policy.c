@@ -274,8 +274,9 @@ int cd_parse_text(struct parser *p, char *text, size_t len)
 		char *nl = memchr(line, '\n', (size_t)(end - line));
 		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
 		lineno++;
-		if (has_nul && memchr(line, '\0', n) != NULL)
-			syntax_error(p, lineno, "NUL byte in line", NULL, 0);
+		const char *nul = has_nul ? memchr(line, '\0', n) : NULL;
+		if (nul != NULL)	/* shown up to and with the NUL, as \x00 */
+			syntax_error(p, lineno, "NUL byte in line", line, (size_t)(nul - line) + 1);
 		else
 			parse_line(p, lineno, line, n);
 		line += n + 1;

@@ -352,7 +352,7 @@ static void test_error_nul_byte(void **state)
 	assert_int_equal(load_bytes(&pol, "alice cap_chown\nbob cap_kill\0cap_sys_admin\n", 40),
 			 CD_POLICY_SYNTAX);
 	assert_int_equal(pol.nrules, 0);
-	assert_non_null(strstr(logged(), "/policy:2: NUL byte in line"));
+	assert_non_null(strstr(logged(), "/policy:2: NUL byte in line: 'bob\\x20cap_kill\\x00'"));
 	cd_policy_free(&pol);
 }
 
@@ -371,12 +371,13 @@ static void test_error_all_and_numbers(void **state)
 static void test_error_list_shape(void **state)
 {
 	(void)state;
-	expect_rejected("alice cap_chown cap_kill\n", 1, "expected ',' between capabilities");
-	expect_rejected("alice cap_chown,,cap_kill\n", 1, "empty capability name in list");
-	expect_rejected("alice cap_chown,\n", 1, "empty capability name in list");
-	expect_rejected("alice ,cap_chown\n", 1, "empty capability name in list");
+	/* every message names the token it is about */
+	expect_rejected("alice cap_chown cap_kill\n", 1, "expected ',' between capabilities: 'cap_kill'");
+	expect_rejected("alice cap_chown,,cap_kill\n", 1, "empty capability name in list: 'cap_chown,,'");
+	expect_rejected("alice cap_chown,  \n", 1, "empty capability name in list: 'cap_chown,'");
+	expect_rejected("alice ,cap_chown\n", 1, "empty capability name in list: ','");
 	expect_rejected("alice none, cap_chown\n", 1, "'none' cannot be combined with capabilities");
-	expect_rejected("alice cap_chown\tcap_kill\n", 1, "expected ',' between capabilities");
+	expect_rejected("alice cap_chown\tcap_kill\n", 1, "expected ',' between capabilities: 'cap_kill'");
 }
 
 static void test_error_control_characters(void **state)

@@ -16,7 +16,7 @@ CFLAGS_LIB = -std=gnu11 -g -O1 -Wall -Wextra $(SAN) -fsanitize=fuzzer-no-link \
 CFLAGS_FUZZ = $(CFLAGS_LIB) -Werror
 LDFLAGS_FUZZ = $(SAN) -fsanitize=fuzzer
 
-HARNESSES = policy fcaps escape
+HARNESSES = policy fcaps escape marks
 all: $(addprefix $(O)/fuzz_,$(HARNESSES))
 
 core_objs = $(patsubst pam_capdelegate/core/%.c,$(O)/obj/%.o,$(CORE_SOURCES))
@@ -34,6 +34,9 @@ $(O)/obj/fuzz_%.o: tests/fuzz/fuzz_%.c pam_capdelegate/core/*.h pam_capdelegate/
 	$(CC) $(CFLAGS_FUZZ) -c -o $@ $<
 
 $(O)/fuzz_policy: $(O)/obj/fuzz_policy.o $(core_objs)
+	$(CC) $(LDFLAGS_FUZZ) -o $@ $^ -lcap -lpam -lpthread
+
+$(O)/fuzz_marks: $(O)/obj/fuzz_marks.o $(core_objs)
 	$(CC) $(LDFLAGS_FUZZ) -o $@ $^ -lcap -lpam -lpthread
 
 $(O)/fuzz_fcaps: $(O)/obj/fuzz_fcaps.o $(O)/obj/cli_xattr.o

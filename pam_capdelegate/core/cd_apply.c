@@ -1,8 +1,7 @@
 /*
- * cd_apply.c - see cd_apply.h. libcap does the kernel's side: cap_get_proc for pP and pE,
- * cap_get_bound for the bounding set, and the IAB API (cap_iab_get_proc, cap_iab_set_proc) for
- * pI and the ambient set, the two vectors this module sets. The IAB value handed back to
- * libcap asks for no bounding-set drop, so cap_iab_set_proc changes nothing but pI and ambient.
+ * cd_apply.c - see cd_apply.h. libcap does the kernel's side: cap_get_proc for pI, pP and pE,
+ * cap_get_bound for the bounding set, and the IAB API (cap_iab_init, cap_iab_set_proc) to set
+ * pI and the ambient set, the two vectors this module changes, and nothing else.
  */
 #include "config.h"
 
@@ -39,16 +38,6 @@ static cd_capmask bounding_mask(cd_capmask of)
 	return m;
 }
 
-static cd_capmask iab_mask(cap_iab_t iab, cap_iab_vector_t vec)
-{
-	cd_capmask m = 0;
-	cap_value_t max = cap_max_bits();
-	for (cap_value_t cap = 0; cap < max && cap < 64; cap++)
-		if (cap_iab_get_vector(iab, vec, cap) == CAP_SET)
-			m |= BIT(cap);
-	return m;
-}
-
 int cd_read_process_caps(cd_capmask *pi, cd_capmask *pp, cd_capmask *pe, cd_capmask *bound)
 {
 	cap_t c = cap_get_proc();
@@ -62,22 +51,26 @@ int cd_read_process_caps(cd_capmask *pi, cd_capmask *pp, cd_capmask *pe, cd_capm
 	return 0;
 }
 
-/* pI := @m. Ambient bits outside @m are lowered too (the kernel would drop them at capset
- * anyway: ambient stays within pP & pI), and no bounding bit is dropped: libcap re-applies
- * every dropped bit it is handed, raising CAP_SETPCAP in pE to do so, which a login without
- * CAP_SETPCAP could not. Keeping ambient bits (within the new pI) makes libcap raise
- * CAP_SETPCAP too; a login that lacks it then fails here, and pI is cleared (fails closed). */
-static int set_inheritable(cap_iab_t iab, cd_capmask m)
+/* pI := @m, and the ambient set emptied, through one IAB value built from nothing:
+ *  - no ambient bit: an ambient bit would give every program the user runs the capability
+ *    (pP' holds pA at exec), where a grant is meant for files marked with it in fI only;
+ *  - no bounding bit, so cap_iab_set_proc drops none (libcap re-applies every dropped bit it
+ *    is handed, raising CAP_SETPCAP in pE to do so, which a login without it could not).
+ * libcap raises CAP_SETPCAP in pE only for bits outside the old pI and pP, which the caller
+ * keeps only when CAP_SETPCAP is already in pE. */
+static int set_inheritable(cd_capmask m)
 {
-	cap_value_t max = cap_max_bits();
-	for (cap_value_t cap = 0; cap < max && cap < 64; cap++) {
-		cap_flag_value_t v = (m & BIT(cap)) ? CAP_SET : CAP_CLEAR;
-		if (cap_iab_set_vector(iab, CAP_IAB_INH, cap, v) < 0 ||
-		    cap_iab_set_vector(iab, CAP_IAB_BOUND, cap, CAP_CLEAR) < 0 ||
-		    (v == CAP_CLEAR && cap_iab_set_vector(iab, CAP_IAB_AMB, cap, CAP_CLEAR) < 0))
-			return -1;
-	}
-	return cap_iab_set_proc(iab);
+	cap_iab_t iab = cap_iab_init();
+	int rc = iab != NULL ? 0 : -1;
+	for (cap_value_t cap = 0; rc == 0 && cap < 64; cap++)
+		if ((m & BIT(cap)) && cap_iab_set_vector(iab, CAP_IAB_INH, cap, CAP_SET) < 0)
+			rc = -1;
+	if (rc == 0)
+		rc = cap_iab_set_proc(iab);
+	int saved = errno;
+	cap_free(iab);
+	errno = saved;
+	return rc;
 }
 
 int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r)
@@ -85,14 +78,11 @@ int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r)
 	memset(r, 0, sizeof(*r));
 	r->wanted = wanted;
 	cap_t c = cap_get_proc();
-	cap_iab_t iab = cap_iab_get_proc();
-	if (c == NULL || iab == NULL) {
+	if (c == NULL) {
 		r->set_errno = r->clear_errno = errno ? errno : ENOMEM;
-		cap_free(c);
-		cap_free(iab);
 		return -1;
 	}
-	cd_capmask old_pi = iab_mask(iab, CAP_IAB_INH);
+	cd_capmask old_pi = mask_of(c, CAP_INHERITABLE);
 	cd_capmask pp = mask_of(c, CAP_PERMITTED);
 	int have_setpcap = (mask_of(c, CAP_EFFECTIVE) & BIT(CAP_SETPCAP)) != 0;
 	cap_free(c);
@@ -107,18 +97,17 @@ int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r)
 	r->cleared = old_pi & ~want;
 
 	int rc = 0;
-	if (set_inheritable(iab, want) == 0) {
+	if (set_inheritable(want) == 0) {
 		r->granted = want;
 		r->delegated = want & ~pp;
 	} else {
 		/* Whatever went wrong, never leave the caller's old pI to the user: clear it. */
 		r->set_errno = errno ? errno : EPERM;
-		if (set_inheritable(iab, 0) < 0)
+		if (set_inheritable(0) < 0)
 			r->clear_errno = errno ? errno : EPERM;
 		else
 			r->cleared = old_pi;
 		rc = -1;
 	}
-	cap_free(iab);
 	return rc;
 }

@@ -6,7 +6,8 @@
  *  - a new pI bit must be in the old pI or in pP, unless CAP_SETPCAP is in pE;
  *  - with CAP_SETPCAP, a new pI bit must still lie within the bounding set;
  *  - the ambient set is cut down to pP & pI, so lowering pI also ends ambient inheritance.
- * pE and pP are never changed here.
+ * The ambient set is emptied here in any case (an ambient bit reaches every program, not only
+ * files marked in fI). pE and pP are never changed here.
  */
 #ifndef CD_APPLY_H
 #define CD_APPLY_H

@@ -6,6 +6,7 @@
 # Not a test: it asserts nothing. Needs root (policies must be root-owned; pam_cap too).
 set -euo pipefail
 [ "${1:-}" = --help ] && { sed -n '2,6p' "$0"; exit 0; }
+# PAM_BENCH_SIZES="10 1000": only those policy sizes.
 [ "$(id -u)" -eq 0 ] || { echo "pam-bench: needs root (root-owned policies); skipped"; exit 0; }
 build=${LAB_BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/_build/host}
 bench=$build/tests/bench/pam_bench
@@ -40,7 +41,7 @@ instructions() { # SERVICE: callgrind's count for 3 transactions minus 1, halved
 }
 
 printf '%-8s %14s %14s %7s %16s %16s %7s\n' lines capdelegate_us pam_cap_us ratio capdelegate_instr pam_cap_instr ratio
-for n in 10 1000 10000 100000; do
+for n in ${PAM_BENCH_SIZES:-10 1000 10000 100000}; do
   gen "$n"
   out=$("$bench" "$work" root "$(iterations "$n")" "capdelegate-$n" "pamcap-$n")
   cd=$(sed -n "s/^capdelegate-$n median_us=\([0-9.]*\).*/\1/p" <<<"$out")

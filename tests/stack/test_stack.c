@@ -43,6 +43,7 @@ struct prep {
 	cap_value_t drop_bound[4];	/* removed from the bounding set */
 	int ndrop_bound;
 	int preset_inheritable;		/* pI = keep_caps (login's own pI, as for the ambient set) */
+	int raise_ambient;		/* and pA = keep_caps (needs preset_inheritable) */
 	const char *comm;		/* the child's process name (prctl PR_SET_NAME) */
 	const char *env[4];		/* NAME=VALUE for nss_fault.so, set in the child */
 };
@@ -117,6 +118,8 @@ static int apply_prep(const struct prep *p)
 	}
 	int rc = cap_set_proc(c);
 	cap_free(c);
+	for (int i = 0; rc == 0 && p->raise_ambient && i < p->nkeep; i++)
+		rc = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, p->keep[i], 0, 0);
 	return rc;
 }
 
@@ -309,6 +312,22 @@ static void test_login_inheritable_never_leaks(void **state)
 		if (o.inh != 0 || o.amb != 0)
 			fail_msg("%s: CapInh %llx CapAmb %llx\n%s", users[i], o.inh, o.amb, o.log);
 	}
+}
+
+/* login's own ambient set must not reach the user either, not even for a capability the
+ * policy grants: an ambient bit would give every program the user runs the capability (pP'
+ * holds pA), where the grant is meant for files marked with it in fI only. */
+static void test_login_ambient_never_leaks(void **state)
+{
+	need_root(state);
+	setup_demo();
+	struct prep p = { .drop_permitted = 1, .preset_inheritable = 1, .raise_ambient = 1,
+			  .keep = { CAP_SETPCAP, CAP_NET_RAW, CAP_CHOWN }, .nkeep = 3 };
+	struct outcome o;
+	login("demo", "alice", &p, PAM_SUCCESS, PAM_SUCCESS, &o);
+	if (o.inh != BIT(CAP_NET_RAW) || o.amb != 0)
+		fail_msg("alice: CapInh %llx (want %llx) CapAmb %llx (want 0)\n%s", o.inh,
+			 BIT(CAP_NET_RAW), o.amb, o.log);
 }
 
 static void expect_nothing_granted(const char *svc, int strict, const char *logtext)
@@ -741,6 +760,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_without_setpcap_grants_what_it_can),
 		cmocka_unit_test(test_outside_bounding_set_is_dropped),
 		cmocka_unit_test(test_login_inheritable_never_leaks),
+		cmocka_unit_test(test_login_ambient_never_leaks),
 		cmocka_unit_test(test_syntax_error_grants_nothing),
 		cmocka_unit_test(test_syntax_error_strict_refuses),
 		cmocka_unit_test(test_world_writable_grants_nothing),

@@ -34,12 +34,6 @@ static const char usage[] =
 	"  --threads N     walk with N threads, N >= 1 (default: one per usable CPU)\n"
 	"  --all-fs        also enter pseudo and remote filesystems\n";
 
-const char *cli_errno_name(int err)
-{
-	const char *name = strerrorname_np(err);
-	return name != NULL ? name : "EUNKNOWN";
-}
-
 static int add_finding(struct cli_audit *a, const char *id, const char *path, size_t line,
 		       cd_capmask caps, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 

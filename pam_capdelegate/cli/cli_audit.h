@@ -47,7 +47,5 @@ struct cli_audit {
 };
 
 void cli_audit_print_json(FILE *out, const struct cli_audit *a);
-/* The symbolic name of an errno value ("EACCES"), for the error records. */
-const char *cli_errno_name(int err);
 
 #endif

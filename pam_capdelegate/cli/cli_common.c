@@ -187,3 +187,8 @@ int cli_wants_help(int argc, char **argv, const char *usage)
 	return 0;
 }
 
+const char *cli_errno_name(int err)
+{
+	const char *name = strerrorname_np(err);
+	return name != NULL ? name : "EUNKNOWN";
+}

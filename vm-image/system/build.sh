@@ -67,6 +67,8 @@ image=$vmc/image-$image_key.ext4
 if [ -f "$image" ]; then log "image: cached ($image)"; echo "$image"; exit 0; fi
 
 stage=$vmc/stage
+# A failure anywhere below leaves neither a half-built root nor a half-written image behind.
+trap 'rm -rf "$stage" "$image.tmp"' EXIT
 rm -rf "$stage"
 cp -a "$base" "$stage"
 log "image: apt-get install the .debs, pam-auth-update --enable capdelegate, users, policy"

@@ -62,6 +62,56 @@ struct saved_grant {
 	cd_capmask logged_granted;
 };
 
+/* Why a login gets no grant, or not the whole one. Without strict, pI is emptied and the login
+ * goes on whatever the cause; with strict, each cause refuses with its own PAM code. */
+enum cause {
+	CAUSE_NONE,		/* the grant was computed and applied */
+	CAUSE_NO_USER,		/* PAM_USER unset or empty */
+	CAUSE_BAD_OPTION,	/* config= or confdir= not absolute */
+	CAUSE_USER_UNKNOWN,	/* NSS answered: no such user */
+	CAUSE_LOOKUP_FAILED,	/* NSS failed (the user or a group): the answer is unknown */
+	CAUSE_NO_MEMORY,
+	CAUSE_POLICY,		/* the policy is missing, unsafe or has a syntax error */
+	CAUSE_CAPSET,		/* the kernel refused the grant (pI emptied instead) */
+};
+
+/* The entry point's codes: where the PAM specification gives each function its own. */
+struct entry {
+	const char *name;
+	int refused;		/* a policy or capset failure, a bad option, no user */
+	int unavailable;	/* a failed NSS lookup */
+};
+static const struct entry ACCOUNT = { "account", PAM_PERM_DENIED, PAM_PERM_DENIED };
+static const struct entry SETCRED = { "setcred", PAM_CRED_ERR, PAM_CRED_UNAVAIL };
+static const struct entry SESSION = { "session", PAM_SESSION_ERR, PAM_SESSION_ERR };
+
+static const char *cause_str(enum cause c)
+{
+	switch (c) {
+	case CAUSE_NONE: break;
+	case CAUSE_NO_USER: return "no user";
+	case CAUSE_BAD_OPTION: return "bad config= or confdir= option";
+	case CAUSE_USER_UNKNOWN: return "user unknown to NSS";
+	case CAUSE_LOOKUP_FAILED: return "NSS lookup failed";
+	case CAUSE_NO_MEMORY: return "out of memory";
+	case CAUSE_POLICY: return "policy not usable";	/* finish() names the status */
+	case CAUSE_CAPSET: return "capset failed";
+	}
+	return "none";
+}
+
+static int cause_code(const struct entry *e, enum cause c)
+{
+	switch (c) {
+	case CAUSE_NONE: return PAM_SUCCESS;
+	case CAUSE_USER_UNKNOWN: return PAM_USER_UNKNOWN;
+	case CAUSE_LOOKUP_FAILED: return e->unavailable;
+	case CAUSE_NO_MEMORY: return PAM_BUF_ERR;
+	case CAUSE_NO_USER: case CAUSE_BAD_OPTION: case CAUSE_POLICY: case CAUSE_CAPSET: break;
+	}
+	return e->refused;
+}
+
 /* Linux-PAM keeps its pam_str_skip_prefix private; this is the same idea. */
 static const char *skip_prefix(const char *s, const char *prefix)
 {
@@ -201,13 +251,16 @@ static int load_groups_if_needed(pam_handle_t *pamh, struct cd_user *u, const st
 }
 
 /* Read and resolve the policy for @user (as typed; resolved against the account's canonical
- * name). NULL when the user is unknown, a lookup failed, or memory ran out: all logged. */
+ * name). NULL when the user is unknown, a lookup failed, or memory ran out: *cause says which,
+ * and each is logged. */
 static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct options *o, const char *user,
-					 const char *shown)
+					 const char *shown, enum cause *cause)
 {
 	struct cd_log log = { .pamh = pamh, .debug = o->debug };
 	struct cd_user u;
 	if (cd_user_lookup_passwd(&u, user) < 0) {
+		*cause = errno == ENOMEM ? CAUSE_NO_MEMORY : errno != 0 ? CAUSE_LOOKUP_FAILED :
+			 CAUSE_USER_UNKNOWN;
 		if (errno != 0)
 			pam_syslog(pamh, LOG_ERR, "user=%s: cannot look up the user: %m: "
 				   "no capabilities granted", shown);
@@ -225,8 +278,10 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 	cd_name_form(canonical, sizeof(canonical), u.name, MAX_SHOWN_NAME);
 
 	cd_policy_load(&pol, o->config, &lo, &log);
-	if (load_groups_if_needed(pamh, &u, &pol, canonical) == 0 &&
-	    (s = calloc(1, sizeof(*s))) != NULL && cd_resolve(&pol, &u, &g) == 0) {
+	*cause = CAUSE_NO_MEMORY;
+	if (load_groups_if_needed(pamh, &u, &pol, canonical) < 0)
+		*cause = CAUSE_LOOKUP_FAILED;
+	else if ((s = calloc(1, sizeof(*s))) != NULL && cd_resolve(&pol, &u, &g) == 0) {
 		s->user = strdup(user);
 		s->account = strdup(u.name);
 		s->shown = strdup(canonical);
@@ -246,6 +301,10 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 		free(s);
 		s = NULL;
 	}
+	if (s != NULL)
+		*cause = CAUSE_NONE;
+	else if (*cause == CAUSE_NO_MEMORY)
+		pam_syslog(pamh, LOG_ERR, "user=%s: out of memory: no capabilities granted", canonical);
 	cd_grant_free(&g);
 	cd_policy_free(&pol);
 	cd_user_free(&u);
@@ -253,8 +312,9 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 }
 
 static struct saved_grant *get_grant(pam_handle_t *pamh, const struct options *o, const char *user,
-				     const char *shown)
+				     const char *shown, enum cause *cause)
 {
+	*cause = CAUSE_NONE;
 	const void *data = NULL;
 	if (pam_get_data(pamh, DATA_NAME, &data) == PAM_SUCCESS && data != NULL) {
 		struct saved_grant *s = (struct saved_grant *)data;	/* ours: pam_get_data is const-only */
@@ -267,12 +327,12 @@ static struct saved_grant *get_grant(pam_handle_t *pamh, const struct options *o
 			return s;
 		}
 	}
-	struct saved_grant *s = compute_grant(pamh, o, user, shown);
-	if (s == NULL)
-		return NULL;
-	if (pam_set_data(pamh, DATA_NAME, s, cleanup_saved) != PAM_SUCCESS) {
+	struct saved_grant *s = compute_grant(pamh, o, user, shown, cause);
+	if (s != NULL && pam_set_data(pamh, DATA_NAME, s, cleanup_saved) != PAM_SUCCESS) {
+		pam_syslog(pamh, LOG_ERR, "user=%s: pam_set_data failed: no capabilities granted", shown);
 		free_saved(s);
-		return NULL;
+		s = NULL;
+		*cause = CAUSE_NO_MEMORY;
 	}
 	return s;
 }
@@ -333,35 +393,21 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 	free(cleared);
 }
 
-/* Clear pI when no grant can be computed: login's own inheritable set must never reach the
- * user (Debian's pam_cap leaves it there when it cannot apply a policy). */
-static int clear_inheritable(pam_handle_t *pamh, const char *shown)
+/* The result of an entry point that found @cause. strict refuses a login whose grant could not
+ * be computed or applied exactly; its refusal only stops the login where libpam counts this
+ * module's result: account or session, required or requisite. */
+static int finish(pam_handle_t *pamh, const struct options *o, const struct entry *e,
+		  const char *shown, enum cause cause, const struct saved_grant *s, int ok_code)
 {
-	struct cd_apply_result r;
-	if (cd_apply_inheritable(0, &r) < 0) {
-		pam_syslog(pamh, LOG_ERR, "user=%s: cannot clear the inheritable set: %s",
-			   shown, strerror(r.clear_errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* strict refuses a login whose grant could not be computed exactly. Its refusal only stops
- * the login where libpam counts this module's result: account or session, required or
- * requisite. */
-static int strict_refusal(pam_handle_t *pamh, const char *shown, const char *why, int fail_code)
-{
-	pam_syslog(pamh, LOG_ERR, "user=%s: strict: refusing the login (%s)", shown, why);
-	return fail_code;
-}
-
-/* No grant: pI cleared, and the login goes on only without strict. */
-static int without_grant(pam_handle_t *pamh, const struct options *o, const char *shown,
-			 const char *why, int fail_code)
-{
-	if (clear_inheritable(pamh, shown) < 0)
-		return fail_code;	/* pI in an unknown state: never let this login go on */
-	return o->strict ? strict_refusal(pamh, shown, why, fail_code) : PAM_SUCCESS;
+	if (cause == CAUSE_NONE || !o->strict)
+		return ok_code;
+	int code = cause_code(e, cause);
+	/* a policy error says which: "policy missing", "policy syntax error", ... */
+	pam_syslog(pamh, LOG_ERR, "user=%s: strict: refusing the login (%s%s) in %s: %s", shown,
+		   cause == CAUSE_POLICY ? "policy " : "",
+		   cause == CAUSE_POLICY && s != NULL ? cd_status_str(s->status) : cause_str(cause),
+		   e->name, pam_strerror(pamh, code));
+	return code;
 }
 
 /* What every entry point does first: the options and the user (escaped into @shown). */
@@ -385,38 +431,43 @@ static int begin(pam_handle_t *pamh, int argc, const char **argv, struct options
 	return 0;
 }
 
-/* Set pI to the user's grant: setcred and open_session. */
-static int delegate(pam_handle_t *pamh, int argc, const char **argv, int fail_code)
+/* Set pI to the user's grant: setcred and open_session. Whatever the cause, a login without a
+ * grant has its pI emptied; a pI left in an unknown state (even emptying it failed) always
+ * fails the call, strict or not: the login must not go on. */
+static int delegate(pam_handle_t *pamh, int argc, const char **argv, const struct entry *e)
 {
 	struct options o;
 	const char *user = NULL;
 	char shown[MAX_SHOWN_NAME * 4 + 8];
+	enum cause cause = CAUSE_NONE;
+	struct saved_grant *s = NULL;
+	struct cd_apply_result r;
 
 	if (begin(pamh, argc, argv, &o, &user, shown, sizeof(shown)) < 0)
-		return without_grant(pamh, &o, shown, "no user", fail_code);
-	if (o.strict && o.debug && fail_code == PAM_CRED_ERR)
+		cause = CAUSE_NO_USER;
+	else if (o.bad_path)
+		cause = CAUSE_BAD_OPTION;
+	else
+		s = get_grant(pamh, &o, user, shown, &cause);
+	if (o.strict && o.debug && e == &SETCRED)
 		pam_syslog(pamh, LOG_DEBUG, "strict cannot refuse a login from setcred (libpam replays "
 			   "the auth stack with pam_authenticate's results, and this module's was "
 			   "PAM_IGNORE): put strict on a required account or session line");
-	if (o.bad_path)
-		return without_grant(pamh, &o, shown, "bad config= option", fail_code);
-	struct saved_grant *s = get_grant(pamh, &o, user, shown);
-	if (s == NULL)
-		return without_grant(pamh, &o, shown, "the user's grant cannot be computed", fail_code);
 
-	struct cd_apply_result r;
-	int rc = cd_apply_inheritable(s->caps, &r);
-	log_outcome(pamh, s, &r, o.debug);
+	if (s == NULL) {
+		if (cd_apply_inheritable(0, &r) < 0)
+			pam_syslog(pamh, LOG_ERR, "user=%s: cannot clear the inheritable set: %s",
+				   shown, strerror(r.clear_errno));
+	} else {
+		if (cd_apply_inheritable(s->caps, &r) < 0)
+			cause = CAUSE_CAPSET;
+		else if (s->status != CD_POLICY_OK)
+			cause = CAUSE_POLICY;
+		log_outcome(pamh, s, &r, o.debug);
+	}
 	if (r.clear_errno)
-		return fail_code;	/* pI in an unknown state: never let this login go on */
-	if (o.strict && s->status != CD_POLICY_OK)
-		return strict_refusal(pamh, s->shown, s->status == CD_POLICY_MISSING ? "policy missing" :
-				      s->status == CD_POLICY_UNSAFE ? "policy unsafe" :
-				      s->status == CD_POLICY_SYNTAX ? "policy syntax error" :
-				      "policy system error", fail_code);
-	if (o.strict && rc < 0)
-		return strict_refusal(pamh, s->shown, "capset failed", fail_code);
-	return PAM_SUCCESS;
+		return e->refused;
+	return finish(pamh, &o, e, s != NULL ? s->shown : shown, cause, s, PAM_SUCCESS);
 }
 
 /* Never PAM_SUCCESS: see the comment at the top of this file. */
@@ -434,33 +485,32 @@ PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const c
 	struct options o;
 	const char *user = NULL;
 	char shown[MAX_SHOWN_NAME * 4 + 8];
+	enum cause cause = CAUSE_NONE;
+	struct saved_grant *s = NULL;
 
 	(void)flags;
 	if (begin(pamh, argc, argv, &o, &user, shown, sizeof(shown)) < 0)
-		return o.strict ? strict_refusal(pamh, shown, "no user", PAM_PERM_DENIED) : PAM_IGNORE;
-	if (!o.strict)
-		return PAM_IGNORE;
-	if (o.bad_path)
-		return strict_refusal(pamh, shown, "bad config= option", PAM_PERM_DENIED);
-	struct saved_grant *s = get_grant(pamh, &o, user, shown);
-	if (s == NULL)
-		return strict_refusal(pamh, shown, "the user's grant cannot be computed", PAM_PERM_DENIED);
-	if (s->status != CD_POLICY_OK)
-		return strict_refusal(pamh, s->shown, cd_status_str(s->status), PAM_PERM_DENIED);
-	return PAM_IGNORE;
+		cause = CAUSE_NO_USER;
+	else if (!o.strict)
+		return PAM_IGNORE;	/* nothing to refuse: setcred and session log what happens */
+	else if (o.bad_path)
+		cause = CAUSE_BAD_OPTION;
+	else if ((s = get_grant(pamh, &o, user, shown, &cause)) != NULL && s->status != CD_POLICY_OK)
+		cause = CAUSE_POLICY;
+	return finish(pamh, &o, &ACCOUNT, s != NULL ? s->shown : shown, cause, s, PAM_IGNORE);
 }
 
 PAM_EXTERN int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	if (!(flags & (PAM_ESTABLISH_CRED | PAM_REINITIALIZE_CRED)))
 		return PAM_IGNORE;	/* deleting or refreshing: pI is the session's, leave it */
-	return delegate(pamh, argc, argv, PAM_CRED_ERR);
+	return delegate(pamh, argc, argv, &SETCRED);
 }
 
 PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	(void)flags;
-	return delegate(pamh, argc, argv, PAM_SESSION_ERR);
+	return delegate(pamh, argc, argv, &SESSION);
 }
 
 PAM_EXTERN int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)

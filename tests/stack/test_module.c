@@ -576,10 +576,10 @@ static void test_account_never_success(void **state)
 	run("macct_s", "alice", NULL, account, &o);
 	assert_int_not_equal(o.rc[0], PAM_SUCCESS);
 	run("macct_r", "nosuchuser", NULL, account, &o);
-	assert_int_equal(o.rc[0], PAM_PERM_DENIED);
+	assert_int_equal(o.rc[0], PAM_USER_UNKNOWN);
 	run("macct_m", "alice", NULL, account, &o);
 	assert_int_equal(o.rc[0], PAM_PERM_DENIED);
-	expect_log(&o, "strict: refusing the login (missing)");
+	expect_log(&o, "strict: refusing the login (policy missing) in account");
 }
 
 /* Under strict, session refuses every kind of broken policy, not only a syntax error. */

@@ -424,11 +424,12 @@ static void test_unknown_user(void **state)
 	login("demo", "eve granted=cap_sys_admin\nuser=x", &p, PAM_SUCCESS, PAM_SUCCESS, &o);
 	assert_true(o.inh == 0);
 	expect_log(&o, "user=eve\\040granted\\075cap_sys_admin\\012user\\075x unknown to NSS");
-	/* Under strict: the strict failure from account and session, not PAM_USER_UNKNOWN. */
+	/* Under strict: refused with the code of the cause, PAM_USER_UNKNOWN, from account and
+	 * session alike (pam_limits does the same from open_session). */
 	policy_service("unknown-strict", demo, 0644, "strict");
-	login("unknown-strict", "mallory", &p, PAM_PERM_DENIED, PAM_SESSION_ERR, &o);
+	login("unknown-strict", "mallory", &p, PAM_USER_UNKNOWN, PAM_USER_UNKNOWN, &o);
 	assert_true(o.inh == 0);
-	expect_log(&o, "user=mallory: strict: refusing the login (the user's grant cannot be computed)");
+	expect_log(&o, "user=mallory: strict: refusing the login (user unknown to NSS) in account");
 }
 
 static void test_policy_read_once_per_transaction(void **state)
@@ -517,7 +518,7 @@ static void test_group_outage_fails_closed(void **state)
 	policy_service("outage-strict", contractors, 0644, "strict");
 	login("outage-strict", "frank", &down, PAM_PERM_DENIED, PAM_SESSION_ERR, &o);
 	assert_true(o.inh == 0);
-	expect_log(&o, "strict: refusing the login");
+	expect_log(&o, "strict: refusing the login (NSS lookup failed) in account");
 }
 
 /* A failed passwd lookup is not an unknown user either: logged as the error it is. */

@@ -217,8 +217,8 @@ exec 2>&1; printf '/bin/ping cap_net_raw=i nosuid\n' >/etc/security/capdelegate-
 capdelegate marks apply; echo "@@ apply.rc=$?"
 journalctl -q -t capdelegate --cursor-file=/root/lab/jcursor >/dev/null; n=$(wc -l </var/log/dpkg.log)
 dpkg -i /var/cache/apt/archives/iputils-ping_*.deb; echo "@@ dpkg.rc=$?"
-echo "@@ dpkg.order=$(tail -n +$((n + 1)) /var/log/dpkg.log | awk '$3 == "configure" || $3 == "trigproc" { print $3, $4 }
-  $3 == "status" && $4 == "installed" { print $4, $5 }' | paste -sd, -)"
+echo "@@ dpkg.order=$(tail -n +$((n + 1)) /var/log/dpkg.log | awk '$3 == "configure" || $3 == "trigproc" { print $2, $3, $4 }
+  $3 == "status" && $4 == "installed" { print $2, $4, $5 }' | paste -sd, -)"
 echo "@@ getcap=$(getcap /usr/bin/ping) $(stat -c %A /usr/bin/ping)"
 echo "@@ journal=$(journalctl -q -o cat -t capdelegate --cursor-file=/root/lab/jcursor | paste -sd'|' -)"
 su - bob -c lab-probe; su - alice -c lab-probe
@@ -229,10 +229,15 @@ check marks/apply-declared "rc=$(m apply.rc)" [ "$(m apply.rc)" = 0 ]
 check marks/dpkg-i-ping "rc=$(m dpkg.rc)" [ "$(m dpkg.rc)" = 0 ]
 check marks/trigger-after-ping-postinst "dpkg.log: $(m dpkg.order)" \
   eval '[[ $(m dpkg.order) == *"configure iputils-ping:"*"installed iputils-ping:"*"trigproc capdelegate:"* ]]'
+# The window in which ping carries fP: from the configure line (its postinst) to the trigger's.
+w=$(tr , '\n' <<<"$(m dpkg.order)" | awk '{ split($1, t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3] }
+  $2 == "configure" && $3 ~ /^iputils-ping:/ { c = s } $2 == "trigproc" && c != "" { print s - c; exit }')
+log "marks: iputils-ping's postinst to capdelegate's trigger: ${w:-?} s (dpkg.log, whole seconds)"
 check marks/restored-fI-only-no-setuid "$(m getcap)" [ "$(m getcap)" = "/usr/bin/ping cap_net_raw=i -rwxr-xr-x" ]
 check marks/journal-names-restore "journal: $(m journal)" eval '[[ $(m journal) == *ping*"cap_net_raw=ep"*"cap_net_raw=i"* ]]'
-# systemd's 50-default.conf opens ping_group_range to every group: bob would ping through an ICMP
-# datagram socket without any capability. The image's 60-lab-ping.conf closes it again.
+# An open ping_group_range would let bob ping through an ICMP datagram socket without any
+# capability, and the EPERM checks would prove nothing. Upstream systemd's 50-default.conf opens
+# it to every group; Debian 12 does not ship that file, and the image's 60-lab-ping.conf pins 1 0.
 check marks/ping_group_range-closed "$(fact marks-restore 1 sysctl.ping_group_range)" \
   [ "$(fact marks-restore 1 sysctl.ping_group_range)" = "1 0" ]
 session marks-restore 1 bob marks/restored/su-bob

@@ -11,7 +11,8 @@ usage: tests/mutations/run.sh [--tsv] [--list] [MUTANT...]
 Apply each tests/mutations/*.mut (or the named ones) to a scratch copy of the tree in
 $LAB_MUTATE (default _build/mutate: src/ and build/, reused between runs so that make only
 rebuilds what a mutant changes), build it, and run the unit, stack and CLI tests, stopping at the
-first one that fails. Tests that already fail on the unmutated tree are left out (and named).
+first one that fails. MUTATE_JOBS (default: the number of CPUs) mutants at a time, each job in a
+scratch tree of its own (the second in w2/, ...). Tests that already fail on the unmutated tree are left out (and named).
 Prints a table (mutant, the test that killed it or SURVIVED) and a last line
 "mutation: K killed, S survived of N".
   --tsv    also print one line per mutant on stdout, PASS (killed) or FAIL (survived, or the
@@ -24,7 +25,9 @@ USAGE
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 MUT="${LAB_MUTATE:-$ROOT/_build/mutate}"
-SRC="$MUT/src" BLD="$MUT/build"
+# The scratch tree of this job: job 1's is $MUT/src and $MUT/build, job N's under $MUT/wN/.
+W="$MUT" SRC="$MUT/src" BLD="$MUT/build"
+JOBS="${MUTATE_JOBS:-$(nproc)}"
 # Built for the tests below; the sanitizer and valgrind variants are left out for speed: a bug
 # the plain test misses, they miss too.
 PROGS=(tests/unit/test_policy tests/unit/test_manpage tests/unit/test_dlopen)
@@ -45,10 +48,10 @@ sync_tree() {
     # not cp -p: a fresh mtime makes make rebuild what a stopped run left mutated
     if ! cmp -s "$ROOT/$f" "$SRC/$f"; then mkdir -p "$SRC/$(dirname "$f")"; cp "$ROOT/$f" "$SRC/$f"; fi
   done
-  [ -x "$SRC/configure" ] || (cd "$SRC" && autoreconf -fi >"$MUT/autoreconf.log" 2>&1) \
-    || die "autoreconf failed (see $MUT/autoreconf.log)"
-  [ -f "$BLD/Makefile" ] || (cd "$BLD" && "$SRC/configure" >"$MUT/configure.log" 2>&1) \
-    || die "configure failed (see $MUT/configure.log)"
+  [ -x "$SRC/configure" ] || (cd "$SRC" && autoreconf -fi >"$W/autoreconf.log" 2>&1) \
+    || die "autoreconf failed (see $W/autoreconf.log)"
+  [ -f "$BLD/Makefile" ] || (cd "$BLD" && "$SRC/configure" >"$W/configure.log" 2>&1) \
+    || die "configure failed (see $W/configure.log)"
 }
 
 targets() {
@@ -60,7 +63,7 @@ targets() {
 # "all" first, then the test programs: one make with both goals builds libcdcore twice at once.
 build() {
   mapfile -t tg < <(targets)
-  make -C "$BLD" -s -j2 all >"$MUT/make.log" 2>&1 && make -C "$BLD" -s -j2 "${tg[@]}" >>"$MUT/make.log" 2>&1
+  make -C "$BLD" -s -j2 all >"$W/make.log" 2>&1 && make -C "$BLD" -s -j2 "${tg[@]}" >>"$W/make.log" 2>&1
 }
 
 # run_tap NAME CMD...: the TAP names of failed cases, or "NAME: exit N" for a crash. Prints
@@ -105,20 +108,90 @@ check_one() {
   fi
 }
 
+# baseline: every check once on the unmutated tree, JOBS at a time; fills BASE_OK and BASE_RC
+# (a program's passing cases and exit status) and BASE_FAIL (failures not held against a mutant).
 baseline() {
-  local c kind name cmd res head line
-  for c in "${CHECKS[@]}"; do
-    IFS=$'\t' read -r kind name cmd <<<"$c"
-    if [ "$kind" = cli ]; then
-      res=$(LAB_BUILD="$BLD" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
-      grep -q '^FAIL' <<<"$res" && BASE_FAIL["cli: $cmd"]=1
-    else
-      res=$(run_tap "$name" "$cmd"); head=$(head -1 <<<"$res")
-      BASE_OK[$name]=${head%%	*}; BASE_RC[$name]=${head##*	}
-      while read -r line; do [ -n "$line" ] && BASE_FAIL[$line]=1; done < <(tail -n +2 <<<"$res")
-    fi
+  local j i pids=() kind name cmd res rest
+  for ((j = 0; j < JOBS; j++)); do
+    for ((i = j; i < ${#CHECKS[@]}; i += JOBS)); do
+      IFS=$'\t' read -r kind name cmd <<<"${CHECKS[$i]}"
+      if [ "$kind" = cli ]; then
+        res=$(LAB_BUILD="$BLD" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
+        if grep -q '^FAIL' <<<"$res"; then printf 'fail\tcli: %s\n' "$cmd"; fi
+      else
+        res=$(run_tap "$name" "$cmd")
+        printf 'tap\t%s\t%s\n' "$name" "$(head -1 <<<"$res")"
+        tail -n +2 <<<"$res" | sed '/^$/d; s/^/fail\t/'
+      fi
+    done >"$MUT/baseline.$j" &
+    pids+=($!)
   done
-  for line in "${!BASE_FAIL[@]}"; do log "baseline: already failing, left out: $line"; done
+  for j in "${pids[@]}"; do wait "$j"; done
+  while IFS=$'\t' read -r kind rest; do
+    case "$kind" in
+      tap) IFS=$'\t' read -r name i j <<<"$rest"; BASE_OK[$name]=$i BASE_RC[$name]=$j ;;
+      fail) read -r rest <<<"$rest"; BASE_FAIL[$rest]=1 ;;
+    esac
+  done < <(cat "$MUT"/baseline.*)
+  rm -f "$MUT"/baseline.*
+  for rest in "${!BASE_FAIL[@]}"; do log "baseline: already failing, left out: $rest"; done
+}
+
+# mutant M: apply M to this job's tree, build, run the checks (its last killer first); sets $by
+# (empty: survived) and $killer; puts the tree back.
+mutant() {
+  local m=$1 name file c kind cname cmd prev order=()
+  name=$(basename "$m" .mut); by= killer=
+  file=$(python3 "$HERE/apply.py" --file "$m") || { by="BROKEN (cannot read)"; return; }
+  cp "$SRC/$file" "$W/pristine"
+  if ! python3 "$HERE/apply.py" "$m" "$SRC" 2>"$W/apply.err"; then
+    by="BROKEN (no longer applies: $(cat "$W/apply.err"))"
+  elif ! build; then
+    by="BROKEN (does not build, see $MUT/$name.make.log)"; cp "$W/make.log" "$MUT/$name.make.log"
+  else
+    prev=$(grep -m1 "^$name	" "$MUT/killers" 2>/dev/null | cut -f2-) || true
+    # only a check this run has (a renamed case must not kill by failing to exist)
+    for c in "${CHECKS[@]}"; do [ "$c" != "$prev" ] || order=("$prev"); done
+    for c in "${order[@]}" "${CHECKS[@]}"; do
+      IFS=$'\t' read -r kind cname cmd <<<"$c"
+      # the unit and stack programs do not contain the CLI's own files
+      case "$kind:$file" in tap:pam_capdelegate/cli/*) continue ;; esac
+      # CHECKS name job 1's tree
+      cmd=${cmd/#"$MUT/build/"/"$BLD/"}; cmd=${cmd/#"$MUT/src/"/"$SRC/"}
+      by=$(check_one "$kind" "$cname" "$cmd"); [ -z "$by" ] || { killer=$c; break; }
+    done
+  fi
+  cp "$W/pristine" "$SRC/$file"   # a fresh mtime: make rebuilds it for the next mutant
+}
+
+# next_mutant: the index of the next mutant no job has taken; fails when none is left.
+next_mutant() {
+  local i
+  i=$( { flock 7; read -r i <"$MUT/queue"; echo $((i + 1)) >"$MUT/queue"; echo "$i"; } 7>"$MUT/queue.lock")
+  [ "$i" -lt "${#muts[@]}" ] && echo "$i"
+}
+
+# job N: take mutants until none is left; one TSV line (fd 3), one table line and one verdict
+# line each, written whole so that jobs do not interleave within a line.
+job() {
+  local i m name t by killer
+  if [ "$1" -gt 1 ]; then
+    W="$MUT/w$1" SRC="$MUT/w$1/src" BLD="$MUT/w$1/build"
+    sync_tree; build || die "job $1: the unmutated tree does not build (see $W/make.log)"
+  fi
+  while i=$(next_mutant); do
+    m=${muts[$i]} name=$(basename "${muts[$i]}" .mut) t=$(date +%s)
+    mutant "$m"
+    case "$by" in
+      "") by=SURVIVED; printf 'FAIL\tmutation %s SURVIVED\n' "$name" >&3 ;;
+      BROKEN*) printf 'FAIL\tmutation %s %s\n' "$name" "$by" >&3 ;;
+      *) printf 'PASS\tmutation %s killed by %s\n' "$name" "$by" >&3
+         printf '%s\t%s\n' "$name" "$killer" >>"$MUT/killers.new" ;;
+    esac
+    case "$by" in SURVIVED|BROKEN*) echo "survived	$name" ;; *) echo "killed	$name" ;; esac >>"$MUT/verdicts"
+    printf '%-36s %4ss  %s\n' "$name" "$(( $(date +%s) - t ))" "$by"
+  done
+  build || true   # leave the scratch build unmutated
 }
 
 main() {
@@ -145,52 +218,28 @@ main() {
   log "scratch tree $SRC, build $BLD"
   sync_tree
   build || die "the unmutated tree does not build (see $MUT/make.log)"
+  [ "$JOBS" -ge 1 ] 2>/dev/null || die "MUTATE_JOBS=$JOBS: expected a number, 1 or more"
+  [ "$JOBS" -le "${#muts[@]}" ] || JOBS=${#muts[@]}
   list_checks
-  log "baseline: ${#CHECKS[@]} checks on the unmutated tree"
+  log "baseline: ${#CHECKS[@]} checks on the unmutated tree, $JOBS at a time"
   baseline
-  local killed=0 survived=0 n=0 file by c kind name cmd t killer
-  rm -f "$MUT/killers.new" "$MUT"/*.make.log
-  for m in "${muts[@]}"; do
-    name=$(basename "$m" .mut); n=$((n + 1)); t=$(date +%s)
-    file=$(python3 "$HERE/apply.py" --file "$m") || { by="BROKEN (cannot read)"; file=; }
-    if [ -n "$file" ]; then
-      cp "$SRC/$file" "$MUT/pristine"
-      if ! python3 "$HERE/apply.py" "$m" "$SRC" 2>"$MUT/apply.err"; then
-        by="BROKEN (no longer applies: $(cat "$MUT/apply.err"))"
-      elif ! build; then
-        by="BROKEN (does not build, see $MUT/make.log)"; cp "$MUT/make.log" "$MUT/$name.make.log"
-      else
-        by=
-        local order=() prev
-        prev=$(grep -m1 "^$name	" "$MUT/killers" 2>/dev/null | cut -f2-) || true
-        # only a check this run has (a renamed case must not kill by failing to exist)
-        for c in "${CHECKS[@]}"; do [ "$c" != "$prev" ] || order=("$prev"); done
-        for c in "${order[@]}" "${CHECKS[@]}"; do
-          IFS=$'\t' read -r kind cname cmd <<<"$c"
-          # the unit and stack programs do not contain the CLI's own files
-          case "$kind:$file" in tap:pam_capdelegate/cli/*) continue ;; esac
-          by=$(check_one "$kind" "$cname" "$cmd"); [ -z "$by" ] || { killer=$c; break; }
-        done
-      fi
-      cp "$MUT/pristine" "$SRC/$file"   # a fresh mtime: make rebuilds it for the next mutant
-    fi
-    case "$by" in
-      "") by=SURVIVED; survived=$((survived + 1)); printf 'FAIL\tmutation %s SURVIVED\n' "$name" >&3 ;;
-      BROKEN*) survived=$((survived + 1)); printf 'FAIL\tmutation %s %s\n' "$name" "$by" >&3 ;;
-      *) killed=$((killed + 1)); printf 'PASS\tmutation %s killed by %s\n' "$name" "$by" >&3
-         printf '%s\t%s\n' "$name" "$killer" >>"$MUT/killers.new" ;;
-    esac
-    printf '%-36s %4ss  %s\n' "$name" "$(( $(date +%s) - t ))" "$by"
-  done
-  build || true   # leave the scratch build unmutated
+  rm -f "$MUT/killers.new" "$MUT"/*.make.log; : >"$MUT/verdicts"
+  echo 0 >"$MUT/queue"
+  log "${#muts[@]} mutants, $JOBS at a time"
+  local j pids=()
+  for ((j = 1; j <= JOBS; j++)); do job "$j" & pids+=($!); done
+  for j in "${pids[@]}"; do wait "$j" || die "a mutation job failed (see above)"; done
   # The next run tries each mutant's killer first: same verdicts, found sooner.
   if [ -f "$MUT/killers.new" ]; then
     touch "$MUT/killers"
     sort -s -u -t '	' -k1,1 "$MUT/killers.new" "$MUT/killers" >"$MUT/killers.tmp"
     mv "$MUT/killers.tmp" "$MUT/killers"; rm -f "$MUT/killers.new"
   fi
+  local n killed
+  n=$(grep -c . "$MUT/verdicts" || true); killed=$(grep -c '^killed' "$MUT/verdicts" || true)
+  [ "$n" -eq "${#muts[@]}" ] || die "$n verdicts for ${#muts[@]} mutants"
   log "done"
-  echo "mutation: $killed killed, $survived survived of $n"
+  echo "mutation: $killed killed, $((n - killed)) survived of $n"
 }
 
 main "$@"

@@ -24,24 +24,27 @@
 
 /* Policies repeat whole fields ("cap_net_raw" on line after line): a field byte for byte equal
  * to the last one that parsed has the same meaning, and is not scanned again. */
+/* a[0..n) == b[0..n), without a call for the usual capabilities field (8 to 40 bytes) */
+static inline int same_bytes(const char *a, const char *b, size_t n)
+{
+	if (n < 8 || n > 40)
+		return memcmp(a, b, n) == 0;
+	/* 8 bytes at a time, the last 8 overlapping */
+	uint64_t x, y;
+	for (size_t k = 0; k < n; k += 8) {
+		size_t at = k + 8 <= n ? k : n - 8;
+		memcpy(&x, a + at, 8);
+		memcpy(&y, b + at, 8);
+		if (x != y)
+			return 0;
+	}
+	return 1;
+}
+
 static int same_caps_as_last(const struct parser *p, const char *t, size_t len, cd_capmask *out)
 {
-	if (p->last_caps == NULL || len != p->last_caps_len)
+	if (p->last_caps == NULL || len != p->last_caps_len || !same_bytes(t, p->last_caps, len))
 		return 0;
-	if (len < 8 || len > 32) {	/* short or long: memcmp; the usual field is 8..32 bytes */
-		if (memcmp(t, p->last_caps, len) != 0)
-			return 0;
-	} else {
-		/* 8 bytes at a time, the last 8 overlapping: no call on the common path */
-		uint64_t x, y;
-		for (size_t k = 0; k < len; k += 8) {
-			size_t at = k + 8 <= len ? k : len - 8;
-			memcpy(&x, t + at, 8);
-			memcpy(&y, p->last_caps + at, 8);
-			if (x != y)
-				return 0;
-		}
-	}
 	*out = p->last_mask;
 	return 1;
 }
@@ -261,6 +264,41 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 		p->out_of_memory = 1;
 }
 
+/* The usual line of a long policy, decided without first looking for its end: "NAME CAPS\n" or
+ * "@NAME CAPS\n", a name without escapes, blanks, and a capabilities field that is, with its
+ * '\n', the same bytes as the last one scanned (which ended at its '\n' too). Those bytes were
+ * validated then, so the line is valid. Returns the line's length (up to its '\n'), or 0 for
+ * any other line, which the caller parses in full: nothing in it was changed. The scans stop
+ * at the '\n' or at the NUL after the file's last byte. */
+static size_t parse_repeated_line(struct parser *p, size_t lineno, char *line, const char *end)
+{
+	const char *last = p->last_caps;
+	size_t clen = p->last_caps_len;
+	if (last == NULL || last[clen] != '\n')
+		return 0;
+	struct cd_rule r = { .line = lineno, .kind = CD_SUBJECT_USER, .caps = p->last_mask };
+	size_t start = line[0] == '@';
+	if (start)
+		r.kind = CD_SUBJECT_GROUP;
+	const unsigned char *first = (const unsigned char *)line + start, *q = first;
+	while (cd_cclass[*q] == CD_CL_NAME || (*q == '@' && q > first))
+		q++;
+	size_t name_end = (size_t)((const char *)q - line), i = name_end;
+	/* the checks of scan_name and scan_subject; an escape or a final '$' goes the long way */
+	if (i == start || i - start > CD_MAX_NAME_LEN || line[start] == '-' ||
+	    cd_class(line[i]) != CD_CL_BLANK)
+		return 0;
+	while (cd_class(line[i]) == CD_CL_BLANK)
+		i++;
+	if ((size_t)(end - (line + i)) <= clen || !same_bytes(line + i, last, clen + 1))
+		return 0;
+	line[name_end] = '\0';
+	r.name = line + start;
+	if (p->pol->nerrors == 0 && keep_rule(p, &r) < 0)
+		p->out_of_memory = 1;
+	return i + clen;
+}
+
 /* Every line of @text (@len bytes, text[len] == '\0'); a NUL byte anywhere in a line rejects
  * it (one memchr over the file tells whether any line needs the check). Errors are counted in
  * pol->nerrors; 0, or -1 when memory ran out. */
@@ -271,14 +309,17 @@ int cd_parse_text(struct parser *p, char *text, size_t len)
 	size_t lineno = 0;
 
 	while (line < end && !p->out_of_memory) {
-		char *nl = memchr(line, '\n', (size_t)(end - line));
-		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
 		lineno++;
-		const char *nul = has_nul ? memchr(line, '\0', n) : NULL;
-		if (nul != NULL)	/* shown up to and with the NUL, as \x00 */
-			syntax_error(p, lineno, "NUL byte in line", line, (size_t)(nul - line) + 1);
-		else
-			parse_line(p, lineno, line, n);
+		size_t n = has_nul ? 0 : parse_repeated_line(p, lineno, line, end);
+		if (n == 0) {
+			char *nl = memchr(line, '\n', (size_t)(end - line));
+			n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+			const char *nul = has_nul ? memchr(line, '\0', n) : NULL;
+			if (nul != NULL)	/* shown up to and with the NUL, as \x00 */
+				syntax_error(p, lineno, "NUL byte in line", line, (size_t)(nul - line) + 1);
+			else
+				parse_line(p, lineno, line, n);
+		}
 		line += n + 1;
 	}
 	p->pol->nlines += lineno;

@@ -782,6 +782,55 @@ static void test_name_length_limit(void **state)
 	}
 }
 
+/* A line whose capabilities field repeats the last one's is decided without scanning it again
+ * (parse_repeated_line): every other kind of line after it still gets the full parse, and the
+ * same verdict as alone. */
+static void test_repeated_caps_lines(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	char name[300];
+	memset(name, 'n', sizeof(name));
+	setup(NULL);
+	assert_int_equal(load(&pol, "alice cap_net_raw\n"
+				    "bob\tcap_net_raw\n"
+				    "@grp  cap_net_raw\n"
+				    "CORP\\dan cap_net_raw\n"
+				    "linux\\040x cap_net_raw\n"
+				    "host$ cap_net_raw\n"
+				    "eve cap_net_raw\r\n"
+				    "fay cap_net_raw # same caps, a comment\n"
+				    "gil cap_net_raw # same caps, a comment\n"
+				    "hal cap_net_raw"), CD_POLICY_OK);
+	static const char *const names[] = { "alice", "bob", "grp", "CORP\\dan", "linux x", "host$",
+					     "eve", "fay", "gil", "hal" };
+	assert_int_equal(pol.nrules, 10);
+	for (size_t i = 0; i < 10; i++) {
+		assert_string_equal(pol.rules[i].name, names[i]);
+		assert_int_equal(pol.rules[i].line, i + 1);
+		assert_true(pol.rules[i].caps == BIT(CAP_NET_RAW));
+	}
+	assert_int_equal(pol.rules[2].kind, CD_SUBJECT_GROUP);
+	cd_policy_free(&pol);
+	/* after a valid line, the same field with a bad subject or a bad tail is still an error */
+	expect_rejected("alice cap_net_raw\n-bob cap_net_raw\n", 2, "bad subject");
+	expect_rejected("alice cap_net_raw\n@ cap_net_raw\n", 2, "bad subject");
+	expect_rejected("alice cap_net_raw\nbob cap_net_raw x\n", 2, "expected ',' between capabilities: 'x'");
+	expect_rejected("alice cap_net_raw\nbob cap_net_raw\rx\n", 2, "control character in line");
+	expect_rejected("alice cap_net_raw\nbo\001b cap_net_raw\n", 2, "control character in line");
+	expect_rejected("alice cap_net_raw\nbob\n", 2, "missing capabilities field after subject");
+	char *text;
+	assert_true(asprintf(&text, "alice cap_net_raw\n%.*s cap_net_raw\n", CD_MAX_NAME_LEN + 1, name) > 0);
+	expect_rejected(text, 2, "bad subject");
+	free(text);
+	assert_true(asprintf(&text, "alice cap_net_raw\n%.*s cap_net_raw\n", CD_MAX_NAME_LEN, name) > 0);
+	setup(NULL);
+	assert_int_equal(load(&pol, text), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 2);
+	cd_policy_free(&pol);
+	free(text);
+}
+
 /* '#' starts a comment wherever it is, also glued to a name: it is never a name byte. */
 static void test_hash_is_not_a_name_byte(void **state)
 {
@@ -918,6 +967,7 @@ int main(void)
 		cmocka_unit_test_setup(test_keep_filter_still_validates, setup),
 		cmocka_unit_test_setup(test_capmask_text_and_names, setup),
 		cmocka_unit_test_setup(test_name_length_limit, setup),
+		cmocka_unit_test_setup(test_repeated_caps_lines, setup),
 		cmocka_unit_test_setup(test_hash_is_not_a_name_byte, setup),
 		cmocka_unit_test_setup(test_mutation_edges, setup),
 		cmocka_unit_test_setup(test_size_judged_before_reading, setup),

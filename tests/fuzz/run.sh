@@ -42,7 +42,7 @@ case "${1:-}" in
 esac
 
 build() {
-  local config="$ROOT/_build/host"
+  local config="${LAB_BUILD:-$ROOT/_build/host}"   # config.h of the build ./lab made
   [ -f "$config/config.h" ] || { echo "run.sh: $config/config.h missing: run ./lab build" >&2; return 1; }
   # The core's files are listed once, in pam_capdelegate/core/core.am (CORE_SOURCES).
   local core

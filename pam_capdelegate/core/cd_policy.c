@@ -104,12 +104,9 @@ static void syntax_error(struct parser *p, size_t line, const char *why, const c
 	cd_token_error(p->log, p->shown, &p->pol->nerrors, line, why, tok, len);
 }
 
-static int keep_rule(struct parser *p, const struct cd_rule *tmp)
+static int store_rule(struct parser *p, const struct cd_rule *tmp)
 {
 	struct cd_policy *pol = p->pol;
-
-	if (p->opts->keep != NULL && !p->opts->keep(tmp, p->opts->keep_arg))
-		return 0;
 	if (cd_grow((void **)&pol->rules, &p->rules_alloc, pol->nrules, sizeof(*pol->rules)) < 0)
 		return -1;
 	struct cd_rule *r = &pol->rules[pol->nrules];
@@ -117,6 +114,17 @@ static int keep_rule(struct parser *p, const struct cd_rule *tmp)
 	r->file = p->shown;
 	pol->nrules++;
 	return 0;
+}
+
+/* Keep a valid line's rule unless the caller's filter drops it (at login, the lines that cannot
+ * name the user: most of a long policy). The filter is asked here, inline, so a dropped line
+ * costs no further call. -1 when memory ran out. */
+static inline int keep_rule(struct parser *p, const struct cd_rule *tmp)
+{
+	if (p->pol->nerrors != 0 ||
+	    (p->opts->keep != NULL && !p->opts->keep(tmp, p->opts->keep_arg)))
+		return 0;
+	return store_rule(p, tmp);
 }
 
 int cd_octal_escape(const char *s)
@@ -260,7 +268,7 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 	}
 	if (r.name != NULL)
 		line[end] = '\0';	/* after the parse: end is a blank, '#' or the line end */
-	if (p->pol->nerrors == 0 && keep_rule(p, &r) < 0)
+	if (keep_rule(p, &r) < 0)
 		p->out_of_memory = 1;
 }
 
@@ -294,7 +302,7 @@ static size_t parse_repeated_line(struct parser *p, size_t lineno, char *line, c
 		return 0;
 	line[name_end] = '\0';
 	r.name = line + start;
-	if (p->pol->nerrors == 0 && keep_rule(p, &r) < 0)
+	if (keep_rule(p, &r) < 0)
 		p->out_of_memory = 1;
 	return i + clen;
 }

@@ -224,7 +224,9 @@ t_audit_threads_option() {
 # overlapping, relative, symlinked and missing roots. `audit-diff.py --random N` for more.
 # 972670374: a root below another that cannot be examined was also an entry that cannot be
 # opened, listed twice (found by ./lab fuzz).
-AUDIT_DIFF_SEEDS=(1 2 3 4 5 6 8 11 13 21 24 26 972670374)
+# 2700825598: an fP bypass makes audit exit 2 with no scan error (the marks round's error-level
+# finding), which the checker did not yet expect (found by ./lab fuzz).
+AUDIT_DIFF_SEEDS=(1 2 3 4 5 6 8 11 13 21 24 26 972670374 2700825598)
 audit_diff() {
   need_root; command -v setpriv >/dev/null || skip "setpriv missing"
   "$HERE/audit-diff.py" --bin "$BIN" --work "$CASE_DIR" --seed "$1" >&2

@@ -353,6 +353,15 @@ def from_audit(doc, table):
     return {"counts": counts, "files": files, "errors": sorted(e["path_hex"] for e in doc.get("errors", []))}
 
 
+def bypasses(files, table):
+    """Whether audit must report fP-bypass, an error-level finding (exit 2): a file whose fP holds
+    what the policy ("* cap_net_raw") delegates, and whose capabilities apply at exec (read,
+    well formed, not on a nosuid mount, rootid 0 or none)."""
+    raw = 1 << table["cap_net_raw"]
+    return any(p is not None and p & raw and rev != 0 and not nosuid and rootid in (None, 0)
+               for rev, _, p, _, _, rootid, nosuid in files.values())
+
+
 def show(hexpath):
     return repr(bytes.fromhex(hexpath))
 
@@ -398,8 +407,10 @@ def run_seed(seed, args, table):
                 return "%s, --threads %s: no JSON (exit %d): %r" % (where, threads, p.returncode,
                                                                     p.stderr[-500:])
             diff = first_difference(want, got)
-            if diff is None and (p.returncode == 2) != bool(want["errors"]):
-                diff = "exit status %d with %d errors" % (p.returncode, len(want["errors"]))
+            fatal = bool(want["errors"]) or bypasses(want["files"], table)
+            if diff is None and (p.returncode == 2) != fatal:
+                diff = "exit status %d with %d errors%s" % (p.returncode, len(want["errors"]),
+                                                            ", an fP bypass" if fatal else "")
             if diff is not None:
                 return "%s, --threads %s: %s" % (where, threads, diff)
         return "ok: " + where

@@ -147,9 +147,9 @@ static int read_caps(struct cli_mark_disk *d)
 		return 0;
 	}
 	d->has_caps = 1;
-	d->permitted = cd_fcaps_mask(caps, CAP_PERMITTED);
-	d->inheritable = cd_fcaps_mask(caps, CAP_INHERITABLE);
-	d->effective = cd_fcaps_mask(caps, CAP_EFFECTIVE) != 0;
+	d->permitted = cd_cap_flag_mask(caps, CAP_PERMITTED);
+	d->inheritable = cd_cap_flag_mask(caps, CAP_INHERITABLE);
+	d->effective = cd_cap_flag_mask(caps, CAP_EFFECTIVE) != 0;
 	d->rootid = cap_get_nsowner(caps);
 	char *text = cd_fcaps_text(caps);
 	cap_free(caps);

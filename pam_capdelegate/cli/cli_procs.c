@@ -20,26 +20,15 @@
 
 #define BIT(cap) ((cd_capmask)1 << (cap))
 
-static cd_capmask flag_mask(cap_t c, cap_flag_t flag)
-{
-	cd_capmask m = 0;
-	for (cap_value_t cap = 0; cap < 64; cap++) {
-		cap_flag_value_t v = CAP_CLEAR;
-		if (cap_get_flag(c, cap, flag, &v) == 0 && v == CAP_SET)
-			m |= BIT(cap);
-	}
-	return m;
-}
-
 static int read_caps(struct cli_proc *p)
 {
 	cap_t c = cap_get_pid(p->pid);
 	cap_iab_t iab = cap_iab_get_pid(p->pid);
 	int rc = c != NULL && iab != NULL ? 0 : -1;
 	if (rc == 0) {
-		p->inheritable = flag_mask(c, CAP_INHERITABLE);
-		p->permitted = flag_mask(c, CAP_PERMITTED);
-		p->effective = flag_mask(c, CAP_EFFECTIVE);
+		p->inheritable = cd_cap_flag_mask(c, CAP_INHERITABLE);
+		p->permitted = cd_cap_flag_mask(c, CAP_PERMITTED);
+		p->effective = cd_cap_flag_mask(c, CAP_EFFECTIVE);
 		for (cap_value_t cap = 0; cap < 64; cap++)
 			if (cap_iab_get_vector(iab, CAP_IAB_AMB, cap) == CAP_SET)
 				p->ambient |= BIT(cap);

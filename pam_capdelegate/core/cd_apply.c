@@ -13,18 +13,6 @@
 
 #define BIT(cap) ((cd_capmask)1 << (cap))
 
-static cd_capmask mask_of(cap_t c, cap_flag_t flag)
-{
-	cd_capmask m = 0;
-	cap_value_t max = cap_max_bits();
-	for (cap_value_t cap = 0; cap < max && cap < 64; cap++) {
-		cap_flag_value_t v = CAP_CLEAR;
-		if (cap_get_flag(c, cap, flag, &v) == 0 && v == CAP_SET)
-			m |= BIT(cap);
-	}
-	return m;
-}
-
 /* The bits of @of that lie in the bounding set. Each bit costs a prctl(PR_CAPBSET_READ), so at
  * login only the granted bits are asked about. Capabilities the kernel does not know (beyond
  * cap_max_bits) count as outside the bound. */
@@ -43,9 +31,9 @@ int cd_read_process_caps(cd_capmask *pi, cd_capmask *pp, cd_capmask *pe, cd_capm
 	cap_t c = cap_get_proc();
 	if (c == NULL)
 		return -1;
-	*pi = mask_of(c, CAP_INHERITABLE);
-	*pp = mask_of(c, CAP_PERMITTED);
-	*pe = mask_of(c, CAP_EFFECTIVE);
+	*pi = cd_cap_flag_mask(c, CAP_INHERITABLE);
+	*pp = cd_cap_flag_mask(c, CAP_PERMITTED);
+	*pe = cd_cap_flag_mask(c, CAP_EFFECTIVE);
 	*bound = bounding_mask(~(cd_capmask)0);
 	cap_free(c);
 	return 0;
@@ -82,9 +70,11 @@ int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r)
 		r->set_errno = r->clear_errno = errno ? errno : ENOMEM;
 		return -1;
 	}
-	cd_capmask old_pi = mask_of(c, CAP_INHERITABLE);
-	cd_capmask pp = mask_of(c, CAP_PERMITTED);
-	int have_setpcap = (mask_of(c, CAP_EFFECTIVE) & BIT(CAP_SETPCAP)) != 0;
+	cd_capmask old_pi = cd_cap_flag_mask(c, CAP_INHERITABLE);
+	cd_capmask pp = cd_cap_flag_mask(c, CAP_PERMITTED);
+	cap_flag_value_t setpcap = CAP_CLEAR;	/* one bit of pE is all that matters here */
+	int have_setpcap = cap_get_flag(c, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap) == 0 &&
+			   setpcap == CAP_SET;
 	cap_free(c);
 
 	cd_capmask want = wanted;

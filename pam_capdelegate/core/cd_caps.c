@@ -86,6 +86,17 @@ const char *cd_cap_label(int cap, char *buf, size_t size)
 	return buf;
 }
 
+cd_capmask cd_cap_flag_mask(cap_t caps, cap_flag_t flag)
+{
+	cd_capmask m = 0;
+	for (cap_value_t cap = 0; cap < MAX_CAPS; cap++) {
+		cap_flag_value_t v = CAP_CLEAR;
+		if (cap_get_flag(caps, cap, flag, &v) == 0 && v == CAP_SET)
+			m |= (cd_capmask)1 << cap;
+	}
+	return m;
+}
+
 char *cd_capmask_to_text(cd_capmask m)
 {
 	if (m == 0)

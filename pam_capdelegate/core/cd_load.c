@@ -28,7 +28,7 @@ static struct cd_reader policy_reader(const struct parser *p)
 		.nothing = "no capabilities granted" };
 }
 
-static char *quoted(const char *path)
+char *cd_quoted_path(const char *path)
 {
 	size_t n = strlen(path);
 	char *q = malloc(n * 4 + 8);
@@ -48,7 +48,7 @@ static struct cd_source *add_source(struct parser *p, const char *path)
 	struct cd_source *src = &pol->sources[pol->nsources];
 	memset(src, 0, sizeof(*src));
 	src->path = strdup(path);
-	src->shown = quoted(path);
+	src->shown = cd_quoted_path(path);
 	if (src->path == NULL || src->shown == NULL) {
 		free(src->path);
 		free(src->shown);
@@ -224,8 +224,9 @@ static int list_dropins(struct parser *p, int fd, char ***names, size_t *n)
 	while (rc == 0 && (e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		char ***list = is_dropin(e->d_name) ? names : &p->pol->ignored;
-		size_t *count = is_dropin(e->d_name) ? n : &p->pol->nignored;
+		int dropin = is_dropin(e->d_name);
+		char ***list = dropin ? names : &p->pol->ignored;
+		size_t *count = dropin ? n : &p->pol->nignored;
 		char **more = realloc(*list, (*count + 1) * sizeof(*more));
 		if (more == NULL || (more[*count] = strdup(e->d_name)) == NULL) {
 			if (more != NULL)
@@ -250,7 +251,7 @@ static int list_dropins(struct parser *p, int fd, char ***names, size_t *n)
 static enum cd_status load_dropins(struct parser *p, const char *dir, size_t *budget, size_t max_bytes)
 {
 	const char *main_shown = p->shown;
-	char *dir_shown = quoted(dir);
+	char *dir_shown = cd_quoted_path(dir);
 	if (dir_shown == NULL)
 		return CD_POLICY_SYSERR;
 	p->shown = dir_shown;
@@ -319,7 +320,7 @@ static int init_policy(struct cd_policy *pol, const char *path)
 {
 	memset(pol, 0, sizeof(*pol));
 	pol->path = strdup(path);
-	pol->shown = quoted(path);
+	pol->shown = cd_quoted_path(path);
 	return pol->path != NULL && pol->shown != NULL ? 0 : -1;
 }
 

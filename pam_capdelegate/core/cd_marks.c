@@ -98,17 +98,6 @@ static char *scan_path(char *line, size_t start, size_t end, const char **why)
 	return *why == NULL ? line + start : NULL;
 }
 
-cd_capmask cd_fcaps_mask(cap_t caps, cap_flag_t flag)
-{
-	cd_capmask m = 0;
-	for (int cap = 0; cap < 64; cap++) {
-		cap_flag_value_t v = CAP_CLEAR;
-		if (cap_get_flag(caps, cap, flag, &v) == 0 && v == CAP_SET)
-			m |= (cd_capmask)1 << cap;
-	}
-	return m;
-}
-
 /* The CAPS field (@t, @n bytes, no blank in it): libcap's text for fI or fI+fE. The names
  * before the first operator are read by the policy's scanner (whole libcap names, no "all",
  * no numbers); cap_from_text reads the whole text; both must agree. On error *tok and *toklen
@@ -145,8 +134,8 @@ static const char *scan_caps(const char *t, size_t n, struct cd_mark *mk, size_t
 	free(text);
 	if (caps == NULL)
 		return "libcap cannot read this capability text";
-	cd_capmask p = cd_fcaps_mask(caps, CAP_PERMITTED), i = cd_fcaps_mask(caps, CAP_INHERITABLE),
-		   e = cd_fcaps_mask(caps, CAP_EFFECTIVE);
+	cd_capmask p = cd_cap_flag_mask(caps, CAP_PERMITTED), i = cd_cap_flag_mask(caps, CAP_INHERITABLE),
+		   e = cd_cap_flag_mask(caps, CAP_EFFECTIVE);
 	cap_free(caps);
 	if (p != 0)
 		return "fP in a mark: everyone who executes the file would gain it, bypassing delegation";
@@ -302,13 +291,9 @@ static enum cd_status finish(struct mparser *p, enum cd_status status)
 static int init_marks(struct cd_marks *m, const char *path)
 {
 	memset(m, 0, sizeof(*m));
-	size_t n = strlen(path);
 	m->path = strdup(path);
-	m->shown = malloc(4 * n + 8);
-	if (m->path == NULL || m->shown == NULL)
-		return -1;
-	cd_quote(m->shown, 4 * n + 8, path, n, n);
-	return 0;
+	m->shown = cd_quoted_path(path);
+	return m->path != NULL && m->shown != NULL ? 0 : -1;
 }
 
 static size_t max_bytes(const struct cd_load_opts *opts)
@@ -384,8 +369,8 @@ cap_t cd_mark_caps(const struct cd_mark *mk)
 
 char *cd_fcaps_text(cap_t caps)
 {
-	if (cd_fcaps_mask(caps, CAP_PERMITTED) == 0 && cd_fcaps_mask(caps, CAP_INHERITABLE) == 0 &&
-	    cd_fcaps_mask(caps, CAP_EFFECTIVE) == 0)
+	if (cd_cap_flag_mask(caps, CAP_PERMITTED) == 0 && cd_cap_flag_mask(caps, CAP_INHERITABLE) == 0 &&
+	    cd_cap_flag_mask(caps, CAP_EFFECTIVE) == 0)
 		return strdup("none");
 	char *text = cap_to_text(caps, NULL);
 	if (text == NULL)

@@ -53,8 +53,6 @@ void cd_marks_free(struct cd_marks *m);
 /* The file capability set a mark declares (fI, fE as declared, fP empty); NULL when memory runs
  * out. cap_free it. */
 cap_t cd_mark_caps(const struct cd_mark *mk);
-/* One flag of @caps (CAP_PERMITTED, ...) as a mask of capabilities 0..63. */
-cd_capmask cd_fcaps_mask(cap_t caps, cap_flag_t flag);
 /* libcap's text for @caps ("cap_net_raw=i"), "none" for an empty set; caller frees with free.
  * NULL when memory runs out. */
 char *cd_fcaps_text(cap_t caps);

@@ -84,6 +84,9 @@ void cd_log_rejected(struct cd_log *log, const char *shown, size_t nerrors, cons
  * doubling. 0, or -1 when memory runs out (*array unchanged). */
 int cd_grow(void **array, size_t *alloc, size_t used, size_t size);
 
+/* @path as messages show it (cd_quote, whole), malloc'ed; NULL when memory runs out. */
+char *cd_quoted_path(const char *path);
+
 /* Reading a root-chosen file (cd_load.c): who reads it, and the words its messages use. */
 struct cd_reader {
 	struct cd_log *log;

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/capability.h>
 #include <sys/types.h>
 
 #include "cd_log.h"
@@ -159,5 +160,8 @@ const char *cd_cap_name(int cap);	/* "cap_net_raw"; NULL if libcap has no name f
 const char *cd_cap_label(int cap, char *buf, size_t size);
 /* "cap_net_raw,cap_syslog" or "none"; caller frees. */
 char *cd_capmask_to_text(cd_capmask m);
+/* One flag (CAP_PERMITTED, ...) of a libcap set, a process's or a file's, as a mask of
+ * capabilities 0..63: all of them, since a file's value may hold bits the kernel lacks. */
+cd_capmask cd_cap_flag_mask(cap_t caps, cap_flag_t flag);
 
 #endif

@@ -208,7 +208,7 @@ static int check_policy_groups(struct cd_user *u, size_t *alloc, const struct cd
 	if (pol != NULL && pol->nrules && names == NULL)
 		return -1;
 	for (size_t i = 0; pol != NULL && i < pol->nrules; i++)
-		if (pol->rules[i].kind == CD_SUBJECT_GROUP && !has_group(u, pol->rules[i].name))
+		if (pol->rules[i].kind == CD_SUBJECT_GROUP)
 			names[n++] = pol->rules[i].name;
 	if (n > 1)
 		qsort(names, n, sizeof(*names), by_name);
@@ -217,7 +217,8 @@ static int check_policy_groups(struct cd_user *u, size_t *alloc, const struct cd
 	char *buf = NULL;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
+		/* each name once, and not the groups getgrouplist() already gave */
+		if ((i > 0 && strcmp(names[i], names[i - 1]) == 0) || has_group(u, names[i]))
 			continue;
 		int found = nss_lookup(call_getgrnam, names[i], &gr, &buf);
 		if (found < 0) {

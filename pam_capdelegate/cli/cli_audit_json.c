@@ -34,11 +34,8 @@ static void json_policy(FILE *out, const struct cli_audit *a)
 {
 	fputs("\"policy\":{", out);
 	json_name(out, "path", a->pol.path);
-	/* One token per status ("syntax error" -> "syntax_error") so it reads as an enum. */
-	fputs(",\"status\":\"", out);
-	for (const char *c = cd_status_str(a->pol.status); *c; c++)
-		fputc(*c == ' ' ? '_' : *c, out);
-	fputs("\",\"rules\":[", out);
+	/* One token per status ("syntax_error") so it reads as an enum. */
+	fprintf(out, ",\"status\":\"%s\",\"rules\":[", cd_status_token(a->pol.status));
 	for (size_t i = 0; i < a->pol.nrules; i++) {
 		const struct cd_rule *r = &a->pol.rules[i];
 		fprintf(out, "%s{\"line\":%zu,", i ? "," : "", r->line);

@@ -61,6 +61,16 @@ const char *cd_status_str(enum cd_status st)
 	return "?";
 }
 
+const char *cd_status_token(enum cd_status st)
+{
+	switch (st) {
+	case CD_POLICY_SYNTAX: return "syntax_error";
+	case CD_POLICY_SYSERR: return "system_error";
+	case CD_POLICY_OK: case CD_POLICY_MISSING: case CD_POLICY_UNSAFE: break;
+	}
+	return cd_status_str(st);	/* one word already */
+}
+
 void cd_token_error(struct cd_log *log, const char *shown, size_t *nerrors, size_t line,
 		    const char *why, const char *tok, size_t len)
 {

@@ -98,6 +98,9 @@ enum cd_status cd_policy_parse(struct cd_policy *pol, const char *name, const ch
 			       const struct cd_load_opts *opts, struct cd_log *log);
 void cd_policy_free(struct cd_policy *pol);
 const char *cd_status_str(enum cd_status st);
+/* The same as one word ("syntax_error"), for key=value fields: the module's journal line, its
+ * audit record, JSON. A field split by a blank reads as two to auparse, ausearch and SIEMs. */
+const char *cd_status_token(enum cd_status st);
 
 /* Parse one CAPABILITIES field ("none" or "cap_a, cap_b"). 0 on success; otherwise -1 and
  * *why points to a static message. Exposed for the CLI and the tests. */

@@ -3,6 +3,8 @@
  *
  * Record: type AUDIT_USER (1005), message
  *   op=capdelegate-grant acct="USER" grant=CAPS policy=STATUS rules=FILE:LINE,...
+ * where only acct is encoded here (libaudit's audit_encode_nv_string): the caller passes the
+ * other values as single words (cd_status_token, escaped paths), since auparse splits at blanks.
  * plus the exe/hostname/addr/terminal/res fields libaudit adds (hostname and terminal from
  * PAM_RHOST and PAM_TTY; NULL for unknown). No audit support in the
  * kernel, or no permission to write (CAP_AUDIT_WRITE), is not an error: nothing is sent.

@@ -207,8 +207,8 @@ static char *rules_text(const struct cd_grant *g)
 		fputs("none", f);
 	for (size_t i = 0; i < g->nmatched && i < MAX_LOGGED_RULES; i++)
 		fprintf(f, "%s%s:%zu", i ? "," : "", g->matched[i]->file, g->matched[i]->line);
-	if (g->nmatched > MAX_LOGGED_RULES)
-		fprintf(f, ",...(%zu rules)", g->nmatched);
+	if (g->nmatched > MAX_LOGGED_RULES)	/* one key=value field: no blank (and no parenthesis, auparse drops a final one) */
+		fprintf(f, ",...%zu_rules", g->nmatched);
 	fclose(f);
 	return out;
 }
@@ -366,7 +366,8 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 	pam_syslog(pamh, LOG_NOTICE,
 		   "user=%s granted=%s via=%s rules=%s policy=%s delegated=%s "
 		   "dropped_bounding=%s dropped_no_setpcap=%s cleared=%s%s%s",
-		   s->shown, granted ? granted : "?", cd_subject_kind_str(s->via), s->rules, cd_status_str(s->status),
+		   s->shown, granted ? granted : "?", cd_subject_kind_str(s->via), s->rules,
+		   cd_status_token(s->status),
 		   delegated ? delegated : "?", bound ? bound : "?", nopcap ? nopcap : "?",
 		   cleared ? cleared : "?", s->typed ? " login_name=" : "", s->typed ? s->typed : "");
 	if (r->dropped_bounding)
@@ -384,7 +385,7 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 		rhost = NULL;
 	if (pam_get_item(pamh, PAM_TTY, &tty) != PAM_SUCCESS)
 		tty = NULL;
-	cd_audit_grant(s->account, granted, s->rules, cd_status_str(s->status), rhost, tty,
+	cd_audit_grant(s->account, granted, s->rules, cd_status_token(s->status), rhost, tty,
 		       r->set_errno == 0);
 	free(granted);
 	free(delegated);

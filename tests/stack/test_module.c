@@ -34,6 +34,9 @@
 
 #include "harness.h"
 #include <libaudit.h>
+#ifdef HAVE_AUPARSE
+#include <auparse.h>
+#endif
 #include <security/pam_appl.h>
 
 #define BIT(c) ((unsigned long long)1 << (c))
@@ -118,6 +121,7 @@ struct outcome {
 	int naudit, audit_result;
 	char audit[1024];
 	char audit_where[256];	/* the hostname and tty given to libaudit */
+	char audit_line[2048];	/* the record as auditd would write it (audit_log_user_message) */
 	char log[8192];
 };
 static struct outcome *current;	/* the child's outcome, filled by the audit stub */
@@ -149,6 +153,12 @@ int audit_log_user_message(int audit_fd, int type, const char *message, const ch
 		snprintf(current->audit, sizeof(current->audit), "%s", message);
 		snprintf(current->audit_where, sizeof(current->audit_where), "hostname=%s tty=%s",
 			 hostname ? hostname : "(null)", tty ? tty : "(null)");
+		/* the kernel's header, then the fields libaudit appends (lib/audit_logging.c) */
+		snprintf(current->audit_line, sizeof(current->audit_line),
+			 "type=USER msg=audit(1764806400.000:42): pid=1 uid=0 auid=4294967295 "
+			 "ses=4294967295 msg='%s exe=\"/usr/bin/login\" hostname=%s addr=? "
+			 "terminal=%s res=%s'\n", message, hostname ? hostname : "?",
+			 tty ? tty : "?", result ? "success" : "failed");
 	}
 	return 1;
 }
@@ -429,6 +439,114 @@ static void test_audit_record(void **state)
 	assert_int_equal(o.audit_result, 0);
 }
 
+/* The fields of @o's record as auparse (ausearch -i) reads them after the kernel's header, as
+ * "name=value" lines, the value interpreted: a value that splits shows up as a field too many. */
+static void audit_fields(const struct outcome *o, char *out, size_t size)
+{
+#ifdef HAVE_AUPARSE
+	auparse_state_t *au = auparse_init(AUSOURCE_BUFFER, o->audit_line);
+	assert_non_null(au);
+	assert_int_equal(auparse_next_event(au), 1);
+	assert_int_equal(auparse_first_field(au), 1);
+	size_t n = 0;
+	int body = 0;
+	out[0] = '\0';
+	do {
+		const char *name = auparse_get_field_name(au);
+		if (body)
+			n += (size_t)snprintf(out + n, size - n, "%s=%s\n", name, auparse_interpret_field(au));
+		else
+			body = strcmp(name, "ses") == 0;	/* the kernel's header ends here */
+		assert_true(n < size);
+	} while (auparse_next_field(au) > 0);
+	auparse_destroy(au);
+#else
+	(void)o; (void)out; (void)size;
+	skip();	/* libauparse-dev not installed (./lab deps) */
+#endif
+}
+
+/* The journal line of @o: every blank-separated word a key=value field, policy=@status. */
+static void expect_notice_fields(const struct outcome *o, const char *status)
+{
+	char tag[32], *want;
+	snprintf(tag, sizeof(tag), "SYSLOG(%d): ", LOG_NOTICE);
+	const char *line = strstr(o->log, tag);
+	assert_non_null(line);
+	line += strlen(tag);
+	char *text = strndup(line, strcspn(line, "\n")), *save = NULL;
+	assert_true(asprintf(&want, "policy=%s", status) > 0);
+	int seen = 0;
+	for (char *w = strtok_r(text, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save)) {
+		if (strchr(w, '=') == NULL)
+			fail_msg("'%s' is no key=value field in the journal line: %s", w, line);
+		seen += strcmp(w, want) == 0;
+	}
+	assert_int_equal(seen, 1);
+	free(text);
+	free(want);
+}
+
+/* Every status's record parses, field by field, to the values the module wrote: a value with a
+ * space (the status "syntax error", ...) is one field to auparse, ausearch -i and SIEMs too. */
+static void test_audit_record_fields(void **state)
+{
+	(void)state;
+	need_root();
+	char *rules, *notdir;
+	assert_true(asprintf(&rules, "%s/mfields.conf:2", workdir) > 0);
+	assert_true(asprintf(&notdir, "session required %s config=%s/mfields.conf/x\n", module,
+			     workdir) > 0);
+	char many[64 * 20] = "";
+	for (int i = 0; i < 20; i++)
+		strcat(many, "alice cap_net_raw\n");
+	static const struct { const char *policy; mode_t mode; const char *grant, *status; } c[] = {
+		{ "# demo\nalice cap_net_raw\n", 0644, "cap_net_raw", "ok" },
+		{ NULL, 0, "none", "missing" },
+		{ "alice cap_net_raw\n", 0666, "none", "unsafe" },
+		{ "alice cap_net_rawx\n", 0644, "none", "syntax_error" },
+		{ "", 0644, "none", "system_error" },	/* config=FILE/x: not a directory */
+		{ NULL, 0644, "cap_net_raw", "ok" },	/* 20 matching lines: the rules are cut */
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int cut = i == 5;
+		service("mfields", cut ? many : c[i].policy, "session required MOD\n");
+		if (c[i].policy != NULL && !cut) {
+			char *conf;
+			assert_true(asprintf(&conf, "%s/mfields.conf", workdir) > 0);
+			assert_int_equal(chmod(conf, c[i].mode), 0);
+			free(conf);
+		}
+		if (i == 4)
+			service("mfields_notdir", NULL, notdir);
+		struct outcome o;
+		run(i == 4 ? "mfields_notdir" : "mfields", "alice", NULL, session, &o);
+		assert_int_equal(o.naudit, 1);
+		char got[2048], *want, *rules_cut = NULL;
+		if (cut) {
+			FILE *f = open_memstream(&rules_cut, &(size_t){ 0 });
+			for (int l = 1; l <= 16; l++)
+				fprintf(f, "%s%s/mfields.conf:%d", l > 1 ? "," : "", workdir, l);
+			fputs(",...20_rules", f);
+			fclose(f);
+		}
+		assert_true(asprintf(&want, "op=capdelegate-grant\nacct=alice\ngrant=%s\npolicy=%s\n"
+				     "rules=%s\nexe=/usr/bin/login\nhostname=?\naddr=?\n"
+				     "terminal=?\nres=success\n", c[i].grant, c[i].status,
+				     cut ? rules_cut : i == 0 ? rules : "none") > 0);
+		expect_notice_fields(&o, c[i].status);
+		audit_fields(&o, got, sizeof(got));
+		if (strcmp(got, want) != 0) {	/* whole: cmocka cuts long messages */
+			fprintf(stderr, "record %s\nread back as:\n%swant:\n%s", o.audit_line, got, want);
+			fail_msg("record %zu read back with other fields or values", i);
+		}
+		free(want);
+		free(rules_cut);
+	}
+	free(rules);
+	free(notdir);
+}
+
 /* capset fails, clearing works: pI ends empty (never login's old pI), the login goes on
  * without strict and is refused with it. */
 static void test_capset_fails_pi_cleared(void **state)
@@ -683,6 +801,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_notice_line),
 		cmocka_unit_test(test_demo_users_exact_sets),
 		cmocka_unit_test(test_audit_record),
+		cmocka_unit_test(test_audit_record_fields),
 		cmocka_unit_test(test_capset_fails_pi_cleared),
 		cmocka_unit_test(test_pi_not_cleared_stops_login),
 		cmocka_unit_test(test_user_change_mid_transaction),

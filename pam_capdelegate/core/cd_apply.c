@@ -1,7 +1,9 @@
 /*
  * cd_apply.c - see cd_apply.h. libcap does the kernel's side: cap_get_proc for pI, pP and pE,
  * cap_get_bound for the bounding set, and the IAB API (cap_iab_init, cap_iab_set_proc) to set
- * pI and the ambient set, the two vectors this module changes, and nothing else.
+ * pI and the ambient set, the two vectors this module changes, and nothing else. When any of
+ * those calls fails, pI is emptied by a second path that needs none of them: capget(2) and
+ * capset(2) themselves.
  */
 #include "config.h"
 
@@ -61,15 +63,47 @@ static int set_inheritable(cd_capmask m)
 	return rc;
 }
 
+/* The second path, when the grant could not be applied through libcap: capset(2) itself, pI
+ * emptied, pE and pP as capget(2) reads them. Lowering pI needs no privilege (cap_capset: pI'
+ * within pI | pP), and the kernel cuts the ambient set down to pP & pI', so it empties too. No
+ * libcap call: its failure (an allocation, its syscall wrapper) is what led here. @seen is
+ * the pI this path found and emptied. */
+static int clear_inheritable_by_capset(cd_capmask *seen)
+{
+	struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	memset(data, 0, sizeof(data));
+	if (capget(&head, data) < 0)
+		return -1;
+	*seen = (cd_capmask)data[1].inheritable << 32 | data[0].inheritable;
+	data[0].inheritable = data[1].inheritable = 0;
+	return capset(&head, data);
+}
+
+/* The grant could not be applied (@err from the failed call): never leave the caller's old pI
+ * to the user, whichever call failed. */
+static int fail_cleared(struct cd_apply_result *r, int err)
+{
+	r->set_errno = err ? err : EPERM;
+	r->granted = r->delegated = 0;
+	cd_capmask seen = 0;
+	if (clear_inheritable_by_capset(&seen) < 0) {
+		r->clear_errno = errno ? errno : EPERM;
+	} else {
+		r->cleared = seen;
+		r->cleared_by_capset = 1;
+	}
+	return -1;
+}
+
 int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->wanted = wanted;
+	errno = 0;
 	cap_t c = cap_get_proc();
-	if (c == NULL) {
-		r->set_errno = r->clear_errno = errno ? errno : ENOMEM;
-		return -1;
-	}
+	if (c == NULL)
+		return fail_cleared(r, errno ? errno : ENOMEM);
 	cd_capmask old_pi = cd_cap_flag_mask(c, CAP_INHERITABLE);
 	cd_capmask pp = cd_cap_flag_mask(c, CAP_PERMITTED);
 	cap_flag_value_t setpcap = CAP_CLEAR;	/* one bit of pE is all that matters here */
@@ -86,18 +120,10 @@ int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r)
 	}
 	r->cleared = old_pi & ~want;
 
-	int rc = 0;
-	if (set_inheritable(want) == 0) {
-		r->granted = want;
-		r->delegated = want & ~pp;
-	} else {
-		/* Whatever went wrong, never leave the caller's old pI to the user: clear it. */
-		r->set_errno = errno ? errno : EPERM;
-		if (set_inheritable(0) < 0)
-			r->clear_errno = errno ? errno : EPERM;
-		else
-			r->cleared = old_pi;
-		rc = -1;
-	}
-	return rc;
+	errno = 0;
+	if (set_inheritable(want) < 0)
+		return fail_cleared(r, errno);
+	r->granted = want;
+	r->delegated = want & ~pp;
+	return 0;
 }

@@ -337,6 +337,18 @@ static struct saved_grant *get_grant(pam_handle_t *pamh, const struct options *o
 	return s;
 }
 
+/* The grant could not be applied: say so, and what became of pI (emptied through the second
+ * path, capset(2), or left in an unknown state). */
+static void log_apply_failure(pam_handle_t *pamh, const char *shown, const struct cd_apply_result *r)
+{
+	if (r->clear_errno)
+		pam_syslog(pamh, LOG_ERR, "user=%s: capset failed (%s); inheritable set could not be "
+			   "cleared: %s", shown, strerror(r->set_errno), strerror(r->clear_errno));
+	else
+		pam_syslog(pamh, LOG_ERR, "user=%s: capset failed (%s); inheritable set cleared "
+			   "through capset(2)", shown, strerror(r->set_errno));
+}
+
 /* One NOTICE line (and one audit record) per login: when session applies the same outcome
  * that setcred already logged, say so only at debug level. */
 static int already_logged(pam_handle_t *pamh, struct saved_grant *s, const struct cd_apply_result *r,
@@ -377,8 +389,7 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 		pam_syslog(pamh, LOG_WARNING, "user=%s: %s not granted: not in this process's permitted "
 			   "set and no CAP_SETPCAP in its effective set", s->shown, nopcap ? nopcap : "?");
 	if (r->set_errno)
-		pam_syslog(pamh, LOG_ERR, "user=%s: capset failed (%s); inheritable set %s", s->shown,
-			   strerror(r->set_errno), r->clear_errno ? "could not be cleared" : "cleared");
+		log_apply_failure(pamh, s->shown, r);
 	/* the raw name: libaudit encodes acct= itself (escaped text would be escaped twice) */
 	const void *rhost = NULL, *tty = NULL;
 	if (pam_get_item(pamh, PAM_RHOST, &rhost) != PAM_SUCCESS)
@@ -456,9 +467,11 @@ static int delegate(pam_handle_t *pamh, int argc, const char **argv, const struc
 			   "PAM_IGNORE): put strict on a required account or session line");
 
 	if (s == NULL) {
-		if (cd_apply_inheritable(0, &r) < 0)
+		if (cd_apply_inheritable(0, &r) < 0 && r.clear_errno)
 			pam_syslog(pamh, LOG_ERR, "user=%s: cannot clear the inheritable set: %s",
 				   shown, strerror(r.clear_errno));
+		else if (r.set_errno)
+			log_apply_failure(pamh, shown, &r);
 	} else {
 		if (cd_apply_inheritable(s->caps, &r) < 0)
 			cause = CAUSE_CAPSET;

@@ -1,9 +1,11 @@
 /*
  * test_module.c - stack tests that need a hand on the module's environment (issue 14: each
  * case here fails on a bug the mutation suite plants, see tests/mutations/):
- *  - capset failures: this program defines cap_iab_set_proc, and libcdcore inside the module
- *    binds to it (the module resolves libcap's symbols through the global scope, where this
- *    executable, linked with --export-dynamic, comes first); it fails the calls a case picks;
+ *  - apply failures: this program defines every libcap call of the apply path (cap_get_proc,
+ *    cap_get_flag, cap_get_bound, cap_iab_init, cap_iab_set_vector, cap_iab_set_proc) and
+ *    capget/capset, and libcdcore inside the module binds to them (the module resolves these
+ *    symbols through the global scope, where this executable, linked with --export-dynamic,
+ *    comes first); each fails the module's calls a case picks;
  *  - getgrgid_r failing for one gid, and realpath swapping a symlink right after resolving it
  *    (the race O_NOFOLLOW on the resolved name closes), defined here the same way;
  *  - audit records: audit_open, audit_log_user_message and audit_close are defined here too,
@@ -46,21 +48,66 @@ static const char *module;	/* absolute path of pam_capdelegate.so */
 
 /* ---- the interposed libcap and libaudit calls ------------------------------------------- */
 
-static int capset_calls;	/* cap_iab_set_proc calls since the case armed the fault */
-static unsigned capset_fail;	/* bit N set: call N fails with EPERM (bit 31: every call) */
+/* A fault: the module's calls of @fn fail as @mask says (bit N: its call N, counted from 0 since
+ * the case armed the fault; bit 31: every call). Only the module's own calls count and fail:
+ * libcap calling itself, libpam and this program are never refused. */
+struct fault {
+	const char *fn;
+	unsigned mask;
+};
+#define MAX_FAULTS 3
+static struct fault faults[MAX_FAULTS];
+static int fault_calls[MAX_FAULTS];
+static int fault_hits;		/* calls refused since the case armed the faults */
 
-int cap_iab_set_proc(cap_iab_t iab)
+static int must_fail(const char *fn, void *caller)
 {
-	static int (*real)(cap_iab_t);
-	int n = capset_calls++;
-	if ((capset_fail & (1u << 31)) || (n < 31 && (capset_fail & (1u << n)))) {
-		errno = EPERM;
-		return -1;
+	Dl_info info;
+	if (dladdr(caller, &info) == 0 || info.dli_fname == NULL ||
+	    strstr(info.dli_fname, "pam_capdelegate") == NULL)
+		return 0;
+	for (int i = 0; i < MAX_FAULTS; i++) {
+		if (faults[i].fn == NULL || strcmp(faults[i].fn, fn) != 0)
+			continue;
+		int n = fault_calls[i]++;
+		if ((faults[i].mask & (1u << 31)) || (n < 31 && (faults[i].mask & (1u << n)))) {
+			fault_hits++;
+			return 1;
+		}
 	}
-	if (real == NULL)
-		*(void **)&real = dlsym(RTLD_NEXT, "cap_iab_set_proc");
-	return real(iab);
+	return 0;
 }
+
+/* The next definition of @fn (libcap's, glibc's), looked up once. */
+#define REAL(fn) ({ static __typeof__(fn) *real_;				\
+		    if (real_ == NULL)						\
+			    *(void **)&real_ = dlsym(RTLD_NEXT, #fn);		\
+		    real_; })
+
+/* @fn as the module sees it: failing with @err and @bad when must_fail says so. */
+#define FAULTY(type, fn, err, bad, params, args)					\
+	type fn params								\
+	{									\
+		if (must_fail(#fn, __builtin_return_address(0))) {			\
+			errno = err;							\
+			return bad;							\
+		}									\
+		return REAL(fn) args;							\
+	}
+
+/* Every libcap call (and system call) on the module's apply path (core/cd_apply.c), each able
+ * to fail as the kernel or libcap would make it. */
+FAULTY(cap_t, cap_get_proc, ENOMEM, NULL, (void), ())
+FAULTY(int, cap_get_flag, EINVAL, -1, (cap_t c, cap_value_t v, cap_flag_t f, cap_flag_value_t *out),
+       (c, v, f, out))
+FAULTY(int, cap_get_bound, EINVAL, -1, (cap_value_t v), (v))
+FAULTY(cap_iab_t, cap_iab_init, ENOMEM, NULL, (void), ())
+FAULTY(int, cap_iab_set_vector, EINVAL, -1,
+       (cap_iab_t iab, cap_iab_vector_t vec, cap_value_t v, cap_flag_value_t raised),
+       (iab, vec, v, raised))
+FAULTY(int, cap_iab_set_proc, EPERM, -1, (cap_iab_t iab), (iab))
+FAULTY(int, capget, EPERM, -1, (cap_user_header_t h, cap_user_data_t d), (h, d))
+FAULTY(int, capset, EPERM, -1, (cap_user_header_t h, const cap_user_data_t d), (h, d))
 
 static gid_t getgrgid_fail = (gid_t)-1;	/* getgrgid_r fails with EIO for this gid */
 
@@ -119,6 +166,7 @@ struct outcome {
 	int rc[4];
 	unsigned long long inh, prm, eff, bnd;
 	int naudit, audit_result;
+	int fault_hits;
 	char audit[1024];
 	char audit_where[256];	/* the hostname and tty given to libaudit */
 	char audit_line[2048];	/* the record as auditd would write it (audit_log_user_message) */
@@ -170,7 +218,7 @@ struct prep {
 	int set;			/* apply the sets below (else: root's full sets, pI empty) */
 	int inh_only;			/* with set: only pI, pP and pE stay root's */
 	unsigned long long prm, eff, inh;
-	unsigned capset_fail;		/* armed after the prep: see capset_fail */
+	struct fault fail[MAX_FAULTS];	/* armed after the prep: see struct fault */
 	gid_t getgrgid_fail;		/* 0: none */
 	const char *swap_link, *swap_to;
 	const char *cwd;		/* the child's working directory */
@@ -261,8 +309,8 @@ static void run(const char *svc, const char *user, const struct prep *prep, step
 		if (apply_prep(prep ? prep : &none) < 0)
 			_exit(3);
 		current = &r;
-		capset_calls = 0;
-		capset_fail = prep ? prep->capset_fail : 0;
+		if (prep != NULL)
+			memcpy(faults, prep->fail, sizeof(faults));
 		if (prep != NULL && prep->cwd != NULL && chdir(prep->cwd) < 0)
 			_exit(6);
 		if (prep != NULL && prep->getgrgid_fail != 0)
@@ -276,7 +324,8 @@ static void run(const char *svc, const char *user, const struct prep *prep, step
 		if (pam_start(svc, user, &conv, &pamh) != PAM_SUCCESS)
 			_exit(5);
 		steps(pamh, &r);
-		capset_fail = 0;
+		memset(faults, 0, sizeof(faults));
+		r.fault_hits = fault_hits;
 		read_caps(&r);
 		pam_end(pamh, PAM_SUCCESS);
 		free(logpath);
@@ -433,7 +482,7 @@ static void test_audit_record(void **state)
 	assert_int_equal(o.naudit, 1);
 	assert_string_equal(o.audit_where, "hostname=client.example.net tty=ssh");
 	/* a failed capset is recorded as a failure */
-	struct prep fail_first = { .capset_fail = 1 };
+	struct prep fail_first = { .fail = { { "cap_iab_set_proc", 1 } } };
 	run("maudit", "alice", &fail_first, setcred, &o);
 	assert_int_equal(o.naudit, 1);
 	assert_int_equal(o.audit_result, 0);
@@ -555,7 +604,7 @@ static void test_capset_fails_pi_cleared(void **state)
 	need_root();
 	service("mfail", demo, auth_session);
 	struct prep p = { .set = 1, .inh_only = 1, .inh = BIT(CAP_CHOWN) | BIT(CAP_NET_RAW),
-			  .capset_fail = 1 };
+			  .fail = { { "cap_iab_set_proc", 1 } } };
 	struct outcome o;
 	run("mfail", "alice", &p, session, &o);
 	assert_int_equal(o.rc[0], PAM_SUCCESS);
@@ -575,7 +624,7 @@ static void test_pi_not_cleared_stops_login(void **state)
 	(void)state;
 	need_root();
 	service("mstuck", demo, auth_session);
-	struct prep p = { .capset_fail = 1u << 31 };
+	struct prep p = { .fail = { { "cap_iab_set_proc", 1u << 31 }, { "capset", 1u << 31 } } };
 	struct outcome o;
 	run("mstuck", "alice", &p, session, &o);
 	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
@@ -586,6 +635,46 @@ static void test_pi_not_cleared_stops_login(void **state)
 	service("mstuck2", NULL, auth_session);	/* no policy: no grant to apply */
 	run("mstuck2", "alice", &p, session, &o);
 	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
+}
+
+/* Issue 18, finding 3: whichever call of the apply path fails, at its first call or at every
+ * call, login's pI (cap_setgid,cap_setuid: 0xc0, as login(1) leaves it) never reaches the
+ * session through the packaged "optional" line: pI ends as the grant or empty, and a pI
+ * emptied after a failure is logged. Lowering pI needs no privilege, so a second path (plain
+ * capset(2)) always can. */
+static void test_apply_failure_at_each_call_clears_pi(void **state)
+{
+	(void)state;
+	need_root();
+	service("mfault", demo, "session optional MOD\n");
+	static const char *const calls[] = { "cap_get_proc", "cap_get_flag", "cap_get_bound",
+					     "cap_iab_init", "cap_iab_set_vector", "cap_iab_set_proc" };
+	static const unsigned masks[] = { 1, 1u << 31 };
+	static const char *const users[] = { "alice", "nosuchuser" };
+	for (size_t c = 0; c < sizeof(calls) / sizeof(*calls); c++) {
+		int hits = 0;
+		for (size_t m = 0; m < 2; m++) {
+			for (size_t u = 0; u < 2; u++) {
+				struct prep p = { .set = 1, .inh_only = 1,
+						  .inh = BIT(CAP_SETGID) | BIT(CAP_SETUID),
+						  .fail = { { calls[c], masks[m] } } };
+				struct outcome o;
+				run("mfault", users[u], &p, session, &o);
+				hits += o.fault_hits;
+				unsigned long long grant = u == 0 ? BIT(CAP_NET_RAW) : 0;
+				if (o.inh != 0 && o.inh != grant)
+					fail_msg("%s failing (mask %#x) for %s: pI %#llx survived\nlog:\n%s",
+						 calls[c], masks[m], users[u], o.inh, o.log);
+				if (o.fault_hits && o.inh != grant && strstr(o.log, "inheritable set cleared") == NULL &&
+				    strstr(o.log, "not granted") == NULL)
+					fail_msg("%s failing for %s: pI emptied without a word\nlog:\n%s",
+						 calls[c], users[u], o.log);
+				assert_int_equal(o.rc[0], PAM_SUCCESS);
+			}
+		}
+		if (hits == 0)
+			fail_msg("%s: never called by the module, the fault never fired", calls[c]);
+	}
 }
 
 /* Changing PAM_USER between setcred and open_session: session applies bob's grant. */
@@ -804,6 +893,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_audit_record_fields),
 		cmocka_unit_test(test_capset_fails_pi_cleared),
 		cmocka_unit_test(test_pi_not_cleared_stops_login),
+		cmocka_unit_test(test_apply_failure_at_each_call_clears_pi),
 		cmocka_unit_test(test_user_change_mid_transaction),
 		cmocka_unit_test(test_maxsize_option),
 		cmocka_unit_test(test_user_line_is_whole_name),

@@ -30,7 +30,7 @@ static const char usage[] =
 	"  --marks FILE    declared file marks (default " CD_DEFAULT_MARKS ", if it exists)\n"
 	"  --json          one JSON document (schema in capdelegate(8))\n"
 	"  --tsv           tab-separated records even on a terminal (the default elsewhere)\n"
-	"  --processes     also list running processes with a non-empty inheritable set\n"
+	"  --processes     also list running threads with a non-empty inheritable set\n"
 	"  --threads N     walk with N threads, N >= 1 (default: one per usable CPU)\n"
 	"  --all-fs        also enter pseudo and remote filesystems\n";
 
@@ -325,7 +325,7 @@ static void print_problems(FILE *stream, enum cli_form form, const struct cli_sc
 static void print_process(struct cli_table *t, const struct cli_proc *p)
 {
 	FILE *out = cli_table_row(t);
-	fprintf(out, "%d\t", (int)p->pid);
+	fprintf(out, "%d\t%d\t", (int)p->pid, (int)p->tid);
 	if (p->user != NULL)
 		cli_text_escape(out, p->user);
 	else
@@ -360,7 +360,7 @@ static void print_text(FILE *stream, enum cli_form form, const struct cli_audit 
 	static const char *const file_cols[] = { "FILE", "REV", "fP", "fI", "fE", "ROOTID", "IGNORED", NULL };
 	static const char *const gain_cols[] = { "SUBJECT", "EXECUTES", "pP'", "pE'", NULL };
 	static const char *const finding_cols[] = { "FINDING", "WHERE", "CAPABILITIES", "WHY", NULL };
-	static const char *const process_cols[] = { "PID", "USER", "COMM", "pI", NULL };
+	static const char *const process_cols[] = { "PID", "TID", "USER", "COMM", "pI", NULL };
 	struct cli_table t;
 	print_summary(stream, form, a);
 	cli_table_start(&t, stream, form, "file", file_cols);

@@ -139,8 +139,8 @@ static void json_procs(FILE *out, const struct cli_audit *a)
 	fputs("\"processes\":[", out);
 	for (size_t i = 0; i < a->nprocs; i++) {
 		const struct cli_proc *p = &a->procs[i];
-		fprintf(out, "%s{\"pid\":%d,\"uid\":%u,\"user\":", i ? "," : "", (int)p->pid,
-			(unsigned)p->uid);
+		fprintf(out, "%s{\"pid\":%d,\"tid\":%d,\"uid\":%u,\"user\":", i ? "," : "",
+			(int)p->pid, (int)p->tid, (unsigned)p->uid);
 		if (p->user)
 			cli_json_string(out, p->user);
 		else

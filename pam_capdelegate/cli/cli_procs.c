@@ -1,7 +1,9 @@
 /*
- * cli_procs.c - see cli_procs.h. The capability sets come from libcap (cap_get_pid: capget on
- * the pid; cap_iab_get_pid: the ambient vector), the task name from /proc/PID/comm (its own
- * bytes and a newline, unescaped, unlike status's "Name:"), the real uid from status's "Uid:".
+ * cli_procs.c - see cli_procs.h. Capabilities are per thread (capset(2) changes the calling
+ * thread only), so every thread is read: /proc/PID/task/TID/status gives one thread's uid and
+ * four sets (CapInh, CapPrm, CapEff, CapAmb: the kernel's hex masks) in one read, the view of
+ * one moment; /proc/PID/task/TID/comm its name (its own bytes and a newline, unescaped, unlike
+ * status's "Name:").
  */
 #include "config.h"
 
@@ -13,36 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <unistd.h>
 
 #include "cli_procs.h"
 
-#define BIT(cap) ((cd_capmask)1 << (cap))
-
-static int read_caps(struct cli_proc *p)
-{
-	cap_t c = cap_get_pid(p->pid);
-	cap_iab_t iab = cap_iab_get_pid(p->pid);
-	int rc = c != NULL && iab != NULL ? 0 : -1;
-	if (rc == 0) {
-		p->inheritable = cd_cap_flag_mask(c, CAP_INHERITABLE);
-		p->permitted = cd_cap_flag_mask(c, CAP_PERMITTED);
-		p->effective = cd_cap_flag_mask(c, CAP_EFFECTIVE);
-		for (cap_value_t cap = 0; cap < 64; cap++)
-			if (cap_iab_get_vector(iab, CAP_IAB_AMB, cap) == CAP_SET)
-				p->ambient |= BIT(cap);
-	}
-	cap_free(c);
-	cap_free(iab);
-	return rc;
-}
-
 /* The comm is at most TASK_COMM_LEN - 1 (15) bytes, any but NUL; the kernel adds one '\n'. */
 static int read_comm(struct cli_proc *p)
 {
-	char path[64], buf[64];
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid);
+	char path[80], buf[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)p->pid, (int)p->tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -55,34 +36,48 @@ static int read_comm(struct cli_proc *p)
 	return p->comm != NULL ? 0 : -1;
 }
 
-static int read_uid(struct cli_proc *p)
+/* One "Key:\tHEX" capability line of status into @m; 1 when @line was that key. */
+static int cap_field(const char *line, const char *key, cd_capmask *m, unsigned *seen, unsigned bit)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
+	size_t n = strlen(key);
+	if (strncmp(line, key, n) != 0)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(line + n, &end, 16);
+	if (errno == 0 && end != line + n && (*end == '\n' || *end == '\0')) {
+		*m = (cd_capmask)v;
+		*seen |= bit;
+	}
+	return 1;
+}
+
+/* The thread's real uid and its four sets. "Name:" is escaped by the kernel (no newline
+ * inside), so lines are lines. */
+static int read_status(struct cli_proc *p)
+{
+	char path[80];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)p->pid, (int)p->tid);
 	FILE *fp = fopen(path, "re");
 	if (fp == NULL)
 		return -1;
 	char *line = NULL;
 	size_t alloc = 0;
-	int rc = -1;
-	/* "Name:" is escaped by the kernel (no newline inside), so lines are lines. */
-	while (rc < 0 && getline(&line, &alloc, fp) >= 0) {
+	unsigned seen = 0;
+	while (seen != 0x1f && getline(&line, &alloc, fp) >= 0) {
 		unsigned long uid;
 		if (sscanf(line, "Uid:\t%lu", &uid) == 1) {
 			p->uid = (uid_t)uid;
-			rc = 0;
+			seen |= 0x10;
+		} else if (!cap_field(line, "CapInh:\t", &p->inheritable, &seen, 0x1) &&
+			   !cap_field(line, "CapPrm:\t", &p->permitted, &seen, 0x2) &&
+			   !cap_field(line, "CapEff:\t", &p->effective, &seen, 0x4)) {
+			cap_field(line, "CapAmb:\t", &p->ambient, &seen, 0x8);
 		}
 	}
 	free(line);
 	fclose(fp);
-	return rc;
-}
-
-/* 0 when read, -1 when the process is gone or unreadable. */
-static int read_proc(struct cli_proc *p, const char *pid)
-{
-	p->pid = (pid_t)strtol(pid, NULL, 10);
-	return read_caps(p) == 0 && read_comm(p) == 0 && read_uid(p) == 0 ? 0 : -1;
+	return seen == 0x1f ? 0 : -1;
 }
 
 static char *user_name(uid_t uid)
@@ -115,6 +110,37 @@ static int push(struct cli_proc **procs, size_t *n, size_t *cap, struct cli_proc
 	return 0;
 }
 
+/* Every thread of process @pid (a /proc entry) whose pI is not empty. 0, or -1 when out of
+ * memory; a process or thread that vanishes while read is skipped. */
+static int scan_threads(const char *pid, struct cli_proc **procs, size_t *n, size_t *cap)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	DIR *d = opendir(path);
+	if (d == NULL)
+		return 0;
+	int rc = 0;
+	struct dirent *de;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		struct cli_proc p = { .pid = (pid_t)strtol(pid, NULL, 10) };
+		if (!all_digits(de->d_name))
+			continue;
+		p.tid = (pid_t)strtol(de->d_name, NULL, 10);
+		if (read_status(&p) < 0 || p.inheritable == 0 || read_comm(&p) < 0) {
+			free(p.comm);
+			continue;
+		}
+		p.user = user_name(p.uid);
+		if (push(procs, n, cap, &p) < 0) {
+			free(p.comm);
+			free(p.user);
+			rc = -1;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
 int cli_procs_scan(struct cli_proc **procs, size_t *nprocs)
 {
 	size_t cap = 0;
@@ -127,21 +153,14 @@ int cli_procs_scan(struct cli_proc **procs, size_t *nprocs)
 		return -1;
 	}
 	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		struct cli_proc p = { 0 };
-		if (!all_digits(de->d_name) || read_proc(&p, de->d_name) < 0 || p.inheritable == 0) {
-			free(p.comm);
-			continue;
-		}
-		p.user = user_name(p.uid);
-		if (push(procs, nprocs, &cap, &p) < 0) {
-			free(p.comm);
-			free(p.user);
-			break;
-		}
-	}
+	int rc = 0;
+	while (rc == 0 && (de = readdir(d)) != NULL)
+		if (all_digits(de->d_name))
+			rc = scan_threads(de->d_name, procs, nprocs, &cap);
 	closedir(d);
-	return 0;
+	if (rc < 0)
+		fputs("capdelegate: out of memory; processes listed in part\n", stderr);
+	return rc;
 }
 
 void cli_procs_free(struct cli_proc *procs, size_t nprocs)

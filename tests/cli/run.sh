@@ -457,12 +457,68 @@ t_audit_processes() {
   pid=$!
   sleep 0.3
   cd_nss audit --processes --config "$p" "$CASE_DIR"
-  want_line "$OUT" "process\t$pid\troot\tsleep\tcap_net_raw,cap_syslog"
+  want_line "$OUT" "process\t$pid\t$pid\troot\tsleep\tcap_net_raw,cap_syslog"
   cd_nss audit --json --processes --config "$p" "$CASE_DIR"
   kill "$pid"
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=[x for x in d["processes"] if x["pid"]==int(sys.argv[2])]; assert p and p[0]["inheritable"]==["cap_net_raw","cap_syslog"], p' "$OUT" "$pid" \
     || fail "JSON processes"
   cd_nss audit --config "$p" "$CASE_DIR"; no_match "$OUT" "^process"
+}
+
+# Issue 18, finding 4: pI belongs to a thread. A process whose main thread holds cap_syslog
+# and whose second thread (named "worker") set its own pI to cap_net_raw through capset(2):
+# both threads are listed, each with its own pI, text and JSON.
+t_audit_processes_threads() {
+  need_root; local p; p=$(std_policy)
+  command -v setpriv >/dev/null || skip "setpriv missing"
+  local ready="$CASE_DIR/ready" tid i
+  setpriv --inh-caps +syslog python3 - "$ready" >&2 <<'PY' &
+import ctypes, os, sys, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+ready = sys.argv[1]
+
+class Header(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+class Data(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+def worker():
+    libc.prctl(15, b"worker", 0, 0, 0)                                   # PR_SET_NAME
+    h, d = Header(0x20080522, 0), (Data * 2)()                          # _LINUX_CAPABILITY_VERSION_3
+    if libc.capget(ctypes.byref(h), d) != 0:
+        raise OSError(ctypes.get_errno(), "capget")
+    d[0].inheritable, d[1].inheritable = 1 << 13, 0                     # cap_net_raw only
+    if libc.capset(ctypes.byref(h), d) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+    with open(ready + ".tmp", "w") as f:
+        f.write("%d\n" % threading.get_native_id())
+    os.rename(ready + ".tmp", ready)
+    time.sleep(30)
+
+libc.prctl(1, 9, 0, 0, 0)                                               # PR_SET_PDEATHSIG SIGKILL
+threading.Thread(target=worker, daemon=True).start()
+time.sleep(30)
+PY
+  local pid=$!
+  for i in $(seq 1 100); do [ -s "$ready" ] && break; sleep 0.05; done
+  [ -s "$ready" ] || { kill "$pid"; fail "the threaded process did not start"; }
+  tid=$(cat "$ready")
+  cd_nss audit --processes --config "$p" "$CASE_DIR"
+  cp "$OUT" "$CASE_DIR/text"
+  cd_nss audit --json --processes --config "$p" "$CASE_DIR"
+  kill "$pid"
+  want_text "$CASE_DIR/text" "$(printf 'worker\tcap_net_raw')"	# the thread, whatever the columns
+  want_line "$CASE_DIR/text" "process\t$pid\t$pid\troot\tpython3\tcap_syslog"
+  want_line "$CASE_DIR/text" "process\t$pid\t$tid\troot\tworker\tcap_net_raw"
+  python3 - "$OUT" "$pid" "$tid" <<'PY2' >&2 || fail "JSON processes[] per thread"
+import json, sys
+d = json.load(open(sys.argv[1]))
+pid, tid = int(sys.argv[2]), int(sys.argv[3])
+got = sorted((x["tid"], x["comm"], x["inheritable"]) for x in d["processes"] if x["pid"] == pid)
+assert got == sorted([(pid, "python3", ["cap_syslog"]), (tid, "worker", ["cap_net_raw"])]), got
+PY2
 }
 
 # Revision-1 and malformed values cannot be written through setxattr, and getxattr will not
@@ -677,7 +733,7 @@ t_processes_comm_escaped_once() {
   need_root; local p; p=$(std_policy)
   live_proc "615c620a631be280ae"	# a \ b newline c ESC U+202E
   cd_nss audit --processes --config "$p" "$CASE_DIR"
-  want_text "$OUT" "$(printf 'process\t%s\troot\t%s\tcap_net_raw' "$LIVE_PID" 'a\x5cb\x0ac\x1b\xe2\x80\xae')"
+  want_text "$OUT" "$(printf 'process\t%s\t%s\troot\t%s\tcap_net_raw' "$LIVE_PID" "$LIVE_PID" 'a\x5cb\x0ac\x1b\xe2\x80\xae')"
   cd_nss audit --json --processes --config "$p" "$CASE_DIR"
   kill "$LIVE_PID"
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=[x for x in d["processes"] if x["pid"]==int(sys.argv[2])]; assert p and p[0]["comm"]=="a\\b\nc\x1b\u202e", p' "$OUT" "$LIVE_PID" \
@@ -699,7 +755,7 @@ import json, subprocess, sys
 out, pid, checker, man = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 d = json.load(open(out))
 p = [x for x in d["processes"] if x["pid"] == pid]
-assert p == [{"pid": pid, "uid": 1001, "user": "alice", "comm": "fields",
+assert p == [{"pid": pid, "tid": pid, "uid": 1001, "user": "alice", "comm": "fields",
               "inheritable": ["cap_net_bind_service", "cap_net_admin", "cap_net_raw", "cap_syslog"],
               "permitted": ["cap_net_bind_service", "cap_net_admin", "cap_net_raw"],
               "effective": ["cap_net_admin"], "ambient": ["cap_net_raw"]}], p
@@ -849,7 +905,7 @@ CASES=(
   audit_revisions audit_matrix audit_finding_permitted audit_finding_rootid
   audit_finding_undelegated audit_finding_unused_grant audit_finding_writable_file
   audit_finding_writable_dir audit_finding_nosuid audit_finding_nosuid_bind audit_clean_exit audit_policy_rejected
-  audit_json_schema audit_hostile_names audit_processes audit_unreadable_values audit_skips_pseudo_mounts
+  audit_json_schema audit_hostile_names audit_processes audit_processes_threads audit_unreadable_values audit_skips_pseudo_mounts
   audit_single_file_and_threads audit_beyond_path_max "${AUDIT_CASES[@]}"
   check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels

@@ -17,8 +17,8 @@
 #include "cli_out.h"
 
 static const char usage[] =
-	"usage: capdelegate audit [--config FILE] [--marks FILE] [--json|--tsv] [--processes]\n"
-	"                         [--threads N] [PATH...]\n"
+	"usage: capdelegate audit [--config FILE] [--confdir DIR] [--marks FILE] [--json|--tsv]\n"
+	"                         [--processes] [--threads N] [PATH...]\n"
 	"\n"
 	"List every file carrying security.capability below PATH (default /, local filesystems\n"
 	"only), what each policy subject gains by executing it, and findings. Entries that\n"
@@ -27,6 +27,8 @@ static const char usage[] =
 	"not be read) or error-level findings (fP-bypass, mark-refused, mark-error).\n"
 	"\n"
 	"  --config FILE   policy (default " CD_DEFAULT_CONFIG ")\n"
+	"  --confdir DIR   its drop-ins, as the module's confdir= (default " CD_DEFAULT_CONFDIR ";\n"
+	"                  empty: none)\n"
 	"  --marks FILE    declared file marks (default " CD_DEFAULT_MARKS ", if it exists)\n"
 	"  --json          one JSON document (schema in capdelegate(8))\n"
 	"  --tsv           tab-separated records even on a terminal (the default elsewhere)\n"
@@ -388,6 +390,7 @@ static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
 		{ "config", required_argument, NULL, 'c' }, { "json", no_argument, NULL, 'j' },
 		{ "processes", no_argument, NULL, 'p' }, { "threads", required_argument, NULL, 't' },
 		{ "all-fs", no_argument, NULL, 'a' }, { "marks", required_argument, NULL, 'm' },
+		{ "confdir", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, flags = CLI_WALK_LOCAL_ONLY;
@@ -397,6 +400,7 @@ static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
 	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': a->config = optarg; break;
+		case 'd': a->confdir = optarg; break;
 		case 'j': *json = 1; break;
 		case 'p': a->want_procs = 1; break;
 		case 'm': a->marks_path = optarg; break;
@@ -444,7 +448,7 @@ int cli_audit_main(int argc, char **argv)
 	if (flags < 0)
 		return CLI_ERROR;
 	/* A rejected policy grants nothing at login: audit on with no rules, and say so. */
-	enum cd_status st = cli_load_policy(&a.pol, a.config, NULL);
+	enum cd_status st = cli_load_policy(&a.pol, a.config, a.confdir);
 	/* No marks file declares nothing; one named by --marks must be there. */
 	enum cd_status mst = cli_load_marks(&a.marks, a.marks_path);
 	if (mst == CD_POLICY_MISSING && a.marks_path != NULL)

@@ -31,6 +31,7 @@ struct cli_audit {
 	char **roots;
 	int nroots;
 	const char *config;
+	const char *confdir;	/* drop-ins: NULL for the default, "" for none */
 	struct cd_policy pol;
 	struct cli_scan scan;
 	cd_capmask bound;

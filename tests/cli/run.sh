@@ -894,6 +894,29 @@ t_check_explain_dropins() {
   want_text "$ERR" "$d/10-bob.conf:1: unknown capability: 'cap_chwn'"
 }
 
+# Issue 18, finding 6: audit reads a service's drop-ins as the module's confdir= does. The main
+# file grants nothing; the service's drop-in delegates cap_net_raw to alice: a file with
+# cap_net_raw in fP bypasses that delegation (fP-bypass, exit 2). --confdir "" reads none (the
+# fP is then only "permitted"), and the drop-in's line is named as its own FILE:LINE.
+t_audit_confdir() {
+  need_root; local p t d="$CASE_DIR/svc.d"
+  p=$(printf 'bob none\n' | policy); t="$CASE_DIR/tree"
+  mkdir -p "$d"; printf 'alice cap_net_raw\n' >"$d/10-alice.conf"; chmod 0644 "$d/10-alice.conf"
+  capfile "$t/raw_ep" cap_net_raw=ep
+  cd_nss audit --config "$p" --confdir "$d" "$t"; want_rc 2
+  want_text "$OUT" "finding	fP-bypass	$t/raw_ep	cap_net_raw	"
+  want_line "$OUT" "gain\talice\t$t/raw_ep\tcap_net_raw\tcap_net_raw"
+  cd_nss audit --json --config "$p" --confdir "$d" "$t"; want_rc 2
+  python3 - "$OUT" "$d/10-alice.conf" <<'PY' >&2 || fail "JSON: the drop-in's rule"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert any(f["id"] == "fP-bypass" and f["caps"] == ["cap_net_raw"] for f in d["findings"]), d["findings"]
+PY
+  cd_nss audit --config "$p" --confdir "" "$t"; want_rc 1
+  no_text "$OUT" "fP-bypass"
+  want_text "$OUT" "finding	permitted	$t/raw_ep	cap_net_raw	"
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
@@ -911,6 +934,7 @@ CASES=(
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
   audit_sticky_dir_not_a_finding
   explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
+  audit_confdir
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}"
 )
 

@@ -8,6 +8,8 @@ MARKS_CASES=(
   marks_apply_dry_run marks_apply_refuses marks_apply_quiet marks_unreadable_value
   marks_file_hostile_lines marks_file_unsafe marks_file_missing marks_check_json
   audit_marks_findings audit_fp_bypass marks_manpage_example
+  marks_two_lines_one_path marks_apply_group_writable_dir marks_fp_undeclared_cap
+  marks_apply_xattr_dropped marks_apply_through_descriptor
 )
 
 # marks FILE-NAME < text: a root-owned 0644 marks file; prints its path.
@@ -303,4 +305,76 @@ t_marks_manpage_example() {
   cd_run marks check --marks "$m"
   [ "$RC" -ne 2 ] || fail "the example is rejected"
   want_line "$OUT" "mark\t/opt/net\\\\040tools/probe\tmissing\twarning\tcap_net_raw=i\t-\tno such file (package not installed?): skipped"
+}
+
+# ---- issue 18, part 2: behaviours of capdelegate-files.conf(5) and marks apply ---------------
+
+# "A path is declared once": a file of exactly two lines, both for one path, is rejected whole.
+t_marks_two_lines_one_path() {
+  need_root; local t m; t=$(marks_tree)
+  m=$(printf '%s\n' "$t/ep cap_net_raw=i" "$t/ep cap_net_admin=i" | marks_file)
+  cd_run marks check --marks "$m"; want_rc 2
+  want_text "$ERR" "$m:2: path declared again (first on line 1): '"
+  cd_run marks apply --marks "$m"; want_rc 2
+  want_text "$ERR" "$m: marks file rejected (1 error): no file changed"
+  [ "$(getcap "$t/ep")" = "$t/ep cap_net_raw=ep" ] || fail "applied from a rejected file"
+}
+
+# "below directories only root can write": a root-owned directory writable by its group (0775)
+# lets that group swap the file before the next apply: refused, file untouched.
+t_marks_apply_group_writable_dir() {
+  need_root; local d="$CASE_DIR/gdir" m
+  mkdir -p "$d"; chmod 0775 "$d"; chown 0:0 "$d"; capfile "$d/f" cap_net_raw=ep
+  m=$(printf '%s\n' "$d/f cap_net_raw=i" | marks_file)
+  cd_run marks apply --marks "$m"; want_rc 2
+  want_text "$ERR" "capdelegate: error: $d/f: "
+  want_text "$ERR" "writable by"
+  [ "$(getcap "$d/f")" = "$d/f cap_net_raw=ep" ] || fail "changed below a group-writable directory"
+  cd_run marks check --marks "$m"; want_rc 2
+  want_text "$OUT" "$(printf 'mark\t%s\trefused\terror' "$d/f")"
+}
+
+# fP is always empty in a mark: an fP bit the mark does not declare (cap_sys_admin beside the
+# declared cap_net_raw=i) is an fP bypass for check and is removed by apply.
+t_marks_fp_undeclared_cap() {
+  need_root; local t="$CASE_DIR/m" m
+  capfile "$t/f" "cap_net_raw=i cap_sys_admin=p"
+  m=$(printf '%s\n' "$t/f cap_net_raw=i" | marks_file)
+  cd_run marks check --marks "$m"; want_rc 1
+  want_text "$OUT" "$(printf 'mark\t%s\tfP-bypass\tdrift\t' "$t/f")"
+  want_text "$OUT" "fP bypass: every user gains cap_sys_admin"
+  no_text "$OUT" "$(printf '\tok\tok\t')"
+  cd_run marks apply --marks "$m"; want_rc 0
+  [ "$(getcap "$t/f")" = "$t/f cap_net_raw=i" ] || fail "fP left: $(getcap "$t/f")"
+  cd_run marks check --marks "$m"; want_rc 0
+}
+
+# "the file is read again afterwards and must match": a filesystem that takes the value and
+# drops it (the shim's cap_set_fd writes nothing) is an error, never a success.
+t_marks_apply_xattr_dropped() {
+  need_root; local t m; t=$(marks_tree)
+  cc -shared -fPIC -o "$CASE_DIR/marks_shim.so" "$HERE/marks_shim.c" -ldl
+  m=$(printf '%s\n' "$t/ep cap_net_raw=i" | marks_file)
+  RC=0; MARKS_SHIM_DROP=1 LD_PRELOAD="$CASE_DIR/marks_shim.so" "$BIN" marks apply --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2
+  want_text "$ERR" "$t/ep: does not match the mark after apply (on disk: cap_net_raw=ep)"
+}
+
+# "the mark is set through that descriptor": the file is swapped for a decoy right after the
+# check read it (shim). The judged file (kept under a second name) gets the mark; the decoy now
+# at the path is untouched, and apply says the path does not match afterwards.
+t_marks_apply_through_descriptor() {
+  need_root; local t="$CASE_DIR/m" m
+  capfile "$t/f" cap_net_raw=ep; ln "$t/f" "$t/judged"
+  capfile "$t/decoy" cap_net_admin=ep
+  cc -shared -fPIC -o "$CASE_DIR/marks_shim.so" "$HERE/marks_shim.c" -ldl
+  m=$(printf '%s\n' "$t/f cap_net_raw=i nosuid" | marks_file)
+  chmod 4755 "$t/f"; chmod 4755 "$t/decoy"
+  RC=0; MARKS_SHIM_SWAP="$t/decoy:$t/f" LD_PRELOAD="$CASE_DIR/marks_shim.so" "$BIN" marks apply --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  [ ! -e "$t/decoy" ] || fail "the shim did not swap the file"
+  [ "$(getcap "$t/f")" = "$t/f cap_net_admin=ep" ] || fail "written by path: the decoy now has $(getcap "$t/f")"
+  [ "$(stat -c %a "$t/f")" = 4755 ] || fail "chmod by path: the decoy's mode is $(stat -c %a "$t/f")"
+  [ "$(getcap "$t/judged")" = "$t/judged cap_net_raw=i" ] || fail "the judged file was not marked: $(getcap "$t/judged")"
+  [ "$(stat -c %a "$t/judged")" = 755 ] || fail "the judged file kept its setuid bit"
+  want_rc 2; want_text "$ERR" "$t/f: does not match the mark after apply"
 }

@@ -917,6 +917,73 @@ PY
   want_text "$OUT" "finding	permitted	$t/raw_ep	cap_net_raw	"
 }
 
+# capdelegate(8), writable-file: "The capability file is not owned by root": its owner can
+# replace its contents (and setcap it again) whatever its mode.
+t_audit_capfile_owned_by_user() {
+  need_root; local p t="$CASE_DIR/tree"; p=$(std_policy)
+  capfile "$t/f" cap_net_raw=i; chown 1001 "$t/f"; setcap cap_net_raw=i "$t/f"   # chown clears it
+  chmod 0755 "$t/f"
+  cd_nss audit --config "$p" "$t"; want_rc 1
+  want_line "$OUT" "finding\twritable-file\t$t/f\tnone\tcapability file is owned by uid 1001"
+  cd_nss audit --json --config "$p" "$t"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [f["path"] for f in d["findings"] if f["id"]=="writable-file"]==[sys.argv[2]], d["findings"]' "$OUT" "$t/f" \
+    || fail "JSON: no writable-file finding for the file"
+}
+
+# unused-grant: "no capability file found consumes" the grant through fI, and "findings about
+# fP and fI are not made for files whose capabilities the kernel ignores": a grant that only a
+# revision-3 value with rootid 1000 (ignored on this host), or only a file on a nosuid mount,
+# would consume is unused. bob's line, consumed by a plain file, is not.
+t_audit_unused_grant_ignored_file() {
+  need_root; local p t="$CASE_DIR/tree" mnt="$CASE_DIR/mnt"
+  p=$(printf 'alice cap_net_raw\nbob cap_net_admin\n' | policy)
+  capfile "$t/admin_i" cap_net_admin=i
+  rev3file "$t/ns_raw_i" 00000003 00000000 00200000 00000000 00000000 e8030000   # fI cap_net_raw
+  cd_nss audit --config "$p" "$t"; want_rc 1
+  want_line "$OUT" "file\t$t/ns_raw_i\t3\tnone\tcap_net_raw\tno\t1000\trevision 3 rootid is not 0 (applies only inside that user namespace)"
+  want_text "$OUT" "finding	unused-grant	$p:1	cap_net_raw	"
+  no_text "$OUT" "$p:2"
+  mkdir -p "$mnt"
+  mount -t tmpfs -o nosuid,size=1m capdelegate-test "$mnt" 2>/dev/null || return 0   # the rootid half stands
+  capfile "$mnt/raw_i" cap_net_raw=i 2>/dev/null || { umount "$mnt"; return 0; }
+  rm -f "$t/ns_raw_i"
+  cd_nss audit --config "$p" "$t" "$mnt" || true
+  umount "$mnt"
+  want_rc 1
+  want_text "$OUT" "finding	nosuid	$mnt/raw_i	cap_net_raw	"
+  want_text "$OUT" "finding	unused-grant	$p:1	cap_net_raw	"
+}
+
+# An oversized security.capability value (more bytes than its revision's size) is malformed:
+# the kernel accepts exactly 12, 20 and 24 bytes (get_vfs_caps_from_disk) and execve fails
+# otherwise. decode says so for each revision; a file carrying one (written into an ext4 image
+# by debugfs: setxattr refuses such values) is "unreadable" for audit and marks check.
+t_oversized_capability_value() {
+  local v
+  for v in 0x0000000200200000000000000000000000000000000000000000 \
+           0x00000003002000000000000000000000000000000000000000000000; do
+    cd_run decode "$v"; want_rc 1; want_text "$OUT" "malformed:"; want_text "$OUT" "is not"
+  done
+  need_root; local p d="$CASE_DIR/img" m; p=$(std_policy)
+  command -v debugfs >/dev/null && command -v mke2fs >/dev/null || skip "e2fsprogs missing"
+  mkdir -p "$d/src" "$d/mnt"; : >"$d/src/big"; chmod 0755 "$d/src/big"
+  truncate -s 8M "$d/fs.img"
+  mke2fs -q -t ext4 -d "$d/src" -F "$d/fs.img" >&2
+  # revision 2, =i cap_net_raw, and 4 bytes too many
+  printf '\000\000\000\002\000\000\000\000\000\040\000\000\000\000\000\000\000\000\000\000\000\000\000\000' >"$d/vbig"
+  debugfs -w -R "ea_set -f $d/vbig /big security.capability" "$d/fs.img" 2>/dev/null
+  mount -o loop,ro "$d/fs.img" "$d/mnt" 2>/dev/null || skip "cannot loop-mount an image here"
+  cd_nss audit --config "$p" "$d/mnt"; local rc_audit=$RC; cp "$OUT" "$CASE_DIR/audit"
+  m=$(printf '%s\n' "$d/mnt/big cap_net_raw=i" | policy marks)
+  cd_run marks check --marks "$m"
+  umount "$d/mnt"
+  RC=$rc_audit; want_rc 1
+  want_text "$CASE_DIR/audit" "$(printf 'file\t%s\t0\tunknown\tunknown\tunknown\t-\tvalue not shown by the kernel' "$d/mnt/big")"
+  want_text "$CASE_DIR/audit" "finding	unreadable	$d/mnt/big	none	"
+  no_text "$CASE_DIR/audit" "gain	"
+  want_text "$OUT" "$(printf 'mark\t%s\tunreadable\tdrift' "$d/mnt/big")"
+}
+
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
@@ -934,7 +1001,7 @@ CASES=(
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
   audit_sticky_dir_not_a_finding
   explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
-  audit_confdir
+  audit_confdir audit_capfile_owned_by_user audit_unused_grant_ignored_file oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}"
 )
 

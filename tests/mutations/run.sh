@@ -7,6 +7,7 @@ set -euo pipefail
 usage() {
   cat <<'USAGE'
 usage: tests/mutations/run.sh [--tsv] [--list] [MUTANT...]
+       tests/mutations/run.sh --generated [--seed S] [--sample N] [--tsv] [ID...]
 
 Apply each tests/mutations/*.mut (or the named ones) to a scratch copy of the tree in
 $LAB_MUTATE (default _build/mutate: src/ and build/, reused between runs so that make only
@@ -18,6 +19,14 @@ Prints a table (mutant, the test that killed it or SURVIVED) and a last line
   --tsv    also print one line per mutant on stdout, PASS (killed) or FAIL (survived, or the
            mutant no longer applies or builds) <TAB> name; the table then goes to stderr
   --list   print the mutant names and exit
+  --generated  mutants made by tests/mutations/generate.py from the C sources instead (see its
+           --help), N of them (default 150) chosen by seed S (default 1). Each runs only the
+           checks that execute its line: a coverage build ($LAB_MUTATE/cov, gcov) runs every
+           check once with its own .gcda files; the map is cached by a hash of the sources and
+           tests. A mutant no check executes is NOT COVERED (counts as survived); one that does
+           not build is STILLBORN (left out of the score). The last line is then
+           "mutation: K killed, S survived, B stillborn of N (score K/(K+S) = X%)".
+           With IDs (as the table prints them): those mutants only.
 Needs root for the stack and most CLI tests (as another user they skip, and mutants survive).
 USAGE
 }
@@ -32,6 +41,11 @@ JOBS="${MUTATE_JOBS:-$(nproc)}"
 # the plain test misses, they miss too.
 PROGS=(tests/unit/test_policy tests/unit/test_manpage tests/unit/test_dlopen)
 STACK=(tests/stack/stack.sh tests/stack/module.sh)
+# A mutant may loop forever: a check that runs out of time fails (kills it). The coverage run
+# multiplies these (a build with --coverage at -O0 is slower, and a check cut short by a
+# signal writes no coverage).
+TAP_TIMEOUT=15 CLI_TIMEOUT=120
+GENERATED=0 COVMAP=
 T0=$(date +%s)
 
 log() { printf '[mutate %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
@@ -73,7 +87,7 @@ run_tap() {
   local out rc=0
   # a mutant may hang (a FIFO opened blocking): the plain programs take a few seconds
   out=$(cd "$BLD" && CMOCKA_MESSAGE_OUTPUT=TAP top_srcdir="$SRC" top_builddir="$BLD" \
-        timeout 15 "$@" 2>/dev/null) || rc=$?
+        timeout "$TAP_TIMEOUT" "$@" 2>/dev/null) || rc=$?
   printf '%s\t%s\n' "$(grep -c '^ok' <<<"$out" || true)" "$rc"
   sed -nE "s/^not ok [0-9]+ - (.*)$/$name: \\1/p" <<<"$out"
 }
@@ -89,12 +103,16 @@ list_checks() {
 }
 
 # check_one KIND NAME CMD: print the first failure not in the baseline, nothing when all pass.
-declare -A BASE_OK BASE_RC BASE_FAIL
+declare -A BASE_OK BASE_RC BASE_FAIL BASE_TIME
 check_one() {
   local kind=$1 name=$2 cmd=$3 res head line
+  # a machine busy with other work: three times what the check took on the unmutated tree
+  local t3=$((3 * ${BASE_TIME[$name]:-0})) TAP_TIMEOUT=$TAP_TIMEOUT CLI_TIMEOUT=$CLI_TIMEOUT
+  [ "$t3" -le "$TAP_TIMEOUT" ] || TAP_TIMEOUT=$t3
+  [ "$t3" -le "$CLI_TIMEOUT" ] || CLI_TIMEOUT=$t3
   if [ "$kind" = cli ]; then
     [ -z "${BASE_FAIL[cli: $cmd]:-}" ] || return 0
-    res=$(LAB_BUILD="$BLD" timeout 120 "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
+    res=$(LAB_BUILD="$BLD" timeout "$CLI_TIMEOUT" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
     if grep -q '^FAIL' <<<"$res" && [ -z "${BASE_FAIL[cli: $cmd]:-}" ]; then echo "cli: $cmd"; fi
     return 0
   fi
@@ -108,54 +126,80 @@ check_one() {
   fi
 }
 
-# baseline: every check once on the unmutated tree, JOBS at a time; fills BASE_OK and BASE_RC
-# (a program's passing cases and exit status) and BASE_FAIL (failures not held against a mutant).
+# baseline [COV]: every check once on the unmutated tree, JOBS at a time, into
+# $MUT/baseline.tsv; then baseline_load. With COV, on the coverage build COV/build instead, each
+# check writing its .gcda files under COV/data/NAME (see coverage_map).
 baseline() {
-  local j i pids=() kind name cmd res rest
+  local cov=${1:-} j i pids=() kind name cmd res t
   for ((j = 0; j < JOBS; j++)); do
-    for ((i = j; i < ${#CHECKS[@]}; i += JOBS)); do
-      IFS=$'\t' read -r kind name cmd <<<"${CHECKS[$i]}"
-      if [ "$kind" = cli ]; then
-        res=$(LAB_BUILD="$BLD" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
-        if grep -q '^FAIL' <<<"$res"; then printf 'fail\tcli: %s\n' "$cmd"; fi
-      else
-        res=$(run_tap "$name" "$cmd")
-        printf 'tap\t%s\t%s\n' "$name" "$(head -1 <<<"$res")"
-        tail -n +2 <<<"$res" | sed '/^$/d; s/^/fail\t/'
-      fi
-    done >"$MUT/baseline.$j" &
+    ( [ -z "$cov" ] || { BLD=$cov/build; TAP_TIMEOUT=$((TAP_TIMEOUT * 10)); }
+      for ((i = j; i < ${#CHECKS[@]}; i += JOBS)); do
+        IFS=$'\t' read -r kind name cmd <<<"${CHECKS[$i]}"
+        cmd=${cmd/#"$MUT/build/"/"$BLD/"}
+        [ -z "$cov" ] || export GCOV_PREFIX="$cov/data/$name"
+        t=$SECONDS
+        if [ "$kind" = cli ]; then
+          res=$(LAB_BUILD="$BLD" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
+          if grep -q '^FAIL' <<<"$res"; then printf 'fail\tcli: %s\n' "$cmd"; fi
+        else
+          res=$(run_tap "$name" "$cmd")
+          printf 'tap\t%s\t%s\n' "$name" "$(head -1 <<<"$res")"
+          tail -n +2 <<<"$res" | sed '/^$/d; s/^/fail\t/'
+        fi
+        printf 'time\t%s\t%s\n' "$name" "$((SECONDS - t))"
+      done ) >"$MUT/baseline.$j" &
     pids+=($!)
   done
   for j in "${pids[@]}"; do wait "$j"; done
+  cat "$MUT"/baseline.[0-9]* >"$MUT/baseline.tsv"
+  rm -f "$MUT"/baseline.[0-9]*
+  baseline_load "$MUT/baseline.tsv"
+}
+
+# baseline_load FILE: fills BASE_OK and BASE_RC (a program's passing cases and exit status),
+# BASE_FAIL (failures not held against a mutant) and BASE_TIME (seconds).
+baseline_load() {
+  local kind rest name i j
   while IFS=$'\t' read -r kind rest; do
     case "$kind" in
+      time) IFS=$'\t' read -r name i <<<"$rest"; BASE_TIME[$name]=$i ;;
       tap) IFS=$'\t' read -r name i j <<<"$rest"; BASE_OK[$name]=$i BASE_RC[$name]=$j ;;
       fail) read -r rest <<<"$rest"; BASE_FAIL[$rest]=1 ;;
     esac
-  done < <(cat "$MUT"/baseline.*)
-  rm -f "$MUT"/baseline.*
+  done <"$1"
   for rest in "${!BASE_FAIL[@]}"; do log "baseline: already failing, left out: $rest"; done
 }
 
 # mutant M: apply M to this job's tree, build, run the checks (its last killer first); sets $by
-# (empty: survived) and $killer; puts the tree back.
+# (empty: survived) and $killer; puts the tree back. A generated mutant M is "ID<TAB>CHECKS":
+# only the checks that execute its line run.
 mutant() {
-  local m=$1 name file c kind cname cmd prev order=()
-  name=$(basename "$m" .mut); by= killer=
-  file=$(python3 "$HERE/apply.py" --file "$m") || { by="BROKEN (cannot read)"; return; }
-  cp "$SRC/$file" "$W/pristine"
-  if ! python3 "$HERE/apply.py" "$m" "$SRC" 2>"$W/apply.err"; then
-    by="BROKEN (no longer applies: $(cat "$W/apply.err"))"
-  elif ! build; then
-    by="BROKEN (does not build, see $MUT/$name.make.log)"; cp "$W/make.log" "$MUT/$name.make.log"
+  local m=$1 name file c kind cname cmd prev order=() only=
+  by= killer=
+  if [ "$GENERATED" -eq 1 ]; then
+    IFS=$'\t' read -r name only <<<"$m"; file=${name%%:*}
+    [ "$only" != - ] || { by="NOT COVERED"; return; }
+    cp "$SRC/$file" "$W/pristine"
+    python3 "$HERE/generate.py" apply "$name" "$SRC" 2>"$W/apply.err" || by="BROKEN (no longer applies: $(cat "$W/apply.err"))"
   else
-    prev=$(grep -m1 "^$name	" "$MUT/killers" 2>/dev/null | cut -f2-) || true
+    name=$(basename "$m" .mut)
+    file=$(python3 "$HERE/apply.py" --file "$m") || { by="BROKEN (cannot read)"; return; }
+    cp "$SRC/$file" "$W/pristine"
+    python3 "$HERE/apply.py" "$m" "$SRC" 2>"$W/apply.err" || by="BROKEN (no longer applies: $(cat "$W/apply.err"))"
+  fi
+  local log=$MUT/$(tr '/:' '__' <<<"$name").make.log
+  if [ -n "$by" ]; then :
+  elif ! build; then
+    by="BROKEN (does not build, see $log)"; cp "$W/make.log" "$log"
+  else
+    prev=$(awk -F'\t' -v n="$name" '$1 == n { sub(/^[^\t]*\t/, ""); print; exit }' "$MUT/killers" 2>/dev/null) || true
     # only a check this run has (a renamed case must not kill by failing to exist)
     for c in "${CHECKS[@]}"; do [ "$c" != "$prev" ] || order=("$prev"); done
     for c in "${order[@]}" "${CHECKS[@]}"; do
       IFS=$'\t' read -r kind cname cmd <<<"$c"
       # the unit and stack programs do not contain the CLI's own files
       case "$kind:$file" in tap:pam_capdelegate/cli/*) continue ;; esac
+      [ -z "$only" ] || [[ ",$only," == *",$cname,"* ]] || continue
       # CHECKS name job 1's tree
       cmd=${cmd/#"$MUT/build/"/"$BLD/"}; cmd=${cmd/#"$MUT/src/"/"$SRC/"}
       by=$(check_one "$kind" "$cname" "$cmd"); [ -z "$by" ] || { killer=$c; break; }
@@ -174,32 +218,90 @@ next_mutant() {
 # job N: take mutants until none is left; one TSV line (fd 3), one table line and one verdict
 # line each, written whole so that jobs do not interleave within a line.
 job() {
-  local i m name t by killer
+  local i m name t by killer verdict
   if [ "$1" -gt 1 ]; then
     W="$MUT/w$1" SRC="$MUT/w$1/src" BLD="$MUT/w$1/build"
     sync_tree; build || die "job $1: the unmutated tree does not build (see $W/make.log)"
   fi
   while i=$(next_mutant); do
-    m=${muts[$i]} name=$(basename "${muts[$i]}" .mut) t=$(date +%s)
+    m=${muts[$i]} t=$(date +%s)
+    if [ "$GENERATED" -eq 1 ]; then name=${m%%	*}; else name=$(basename "$m" .mut); fi
     mutant "$m"
     case "$by" in
-      "") by=SURVIVED; printf 'FAIL\tmutation %s SURVIVED\n' "$name" >&3 ;;
-      BROKEN*) printf 'FAIL\tmutation %s %s\n' "$name" "$by" >&3 ;;
-      *) printf 'PASS\tmutation %s killed by %s\n' "$name" "$by" >&3
+      "") by=SURVIVED verdict=survived; printf 'FAIL\tmutation %s SURVIVED\n' "$name" >&3 ;;
+      "NOT COVERED") verdict=survived; printf 'FAIL\tmutation %s NOT COVERED\n' "$name" >&3 ;;
+      "BROKEN (does not build"*) if [ "$GENERATED" -eq 1 ]; then by=STILLBORN verdict=stillborn
+          else verdict=survived; printf 'FAIL\tmutation %s %s\n' "$name" "$by" >&3; fi ;;
+      BROKEN*) verdict=survived; printf 'FAIL\tmutation %s %s\n' "$name" "$by" >&3 ;;
+      *) verdict=killed; printf 'PASS\tmutation %s killed by %s\n' "$name" "$by" >&3
          printf '%s\t%s\n' "$name" "$killer" >>"$MUT/killers.new" ;;
     esac
-    case "$by" in SURVIVED|BROKEN*) echo "survived	$name" ;; *) echo "killed	$name" ;; esac >>"$MUT/verdicts"
+    printf '%s\t%s\t%s\n' "$verdict" "$name" "$by" >>"$MUT/verdicts"
     printf '%-36s %4ss  %s\n' "$name" "$(( $(date +%s) - t ))" "$by"
   done
   build || true   # leave the scratch build unmutated
 }
 
+# ---- generated mutants: which checks execute which line -----------------------------------
+
+# The key of the coverage map: the sources, the tests and the build files, by content (not the
+# mutation tools: they run no check).
+coverage_key() {
+  (cd "$ROOT" && git ls-files -co --exclude-standard -- configure.ac Makefile.am pam_capdelegate tests \
+     | grep -v -e '^crash-' -e '^tests/mutations/' | while read -r f; do [ -f "$f" ] && printf '%s\0' "$f"; done \
+     | xargs -0 sha256sum) | sha256sum | cut -c1-16
+}
+
+# coverage_map: set COVMAP to the path of the map (JSON: file -> line -> the checks executing it), made
+# if the cache has none for these sources: a --coverage build of job 1's tree in $MUT/cov, then
+# every check once, which is also the baseline (baseline-KEY.tsv beside the map): each writes
+# its .gcda files under its own GCOV_PREFIX.
+coverage_map() {
+  local key map cov="$MUT/cov"
+  key=$(coverage_key); map="$MUT/coverage-$key.json"
+  if [ -f "$map" ] && [ -f "$MUT/baseline-$key.tsv" ]; then
+    log "coverage: cached ($map)"; baseline_load "$MUT/baseline-$key.tsv"; COVMAP=$map; return
+  fi
+  log "coverage: --coverage build in $cov/build"
+  mkdir -p "$cov/build"
+  [ -f "$cov/build/Makefile" ] || (cd "$cov/build" && "$SRC/configure" CFLAGS="-O0 -g --coverage" \
+      LDFLAGS="--coverage" LIBS="-lgcov" >"$cov/configure.log" 2>&1) || die "coverage: configure failed (see $cov/configure.log)"
+  (W=$cov BLD=$cov/build; build) || die "coverage: the build failed (see $cov/make.log)"
+  rm -rf "$cov/data"; mkdir -p "$cov/data"
+  log "coverage and baseline: ${#CHECKS[@]} checks, $JOBS at a time"
+  baseline "$cov"
+  python3 "$HERE/coverage.py" "$cov/build" "$cov/data" "$map.tmp" || die "coverage: gcov failed"
+  cp "$MUT/baseline.tsv" "$MUT/baseline-$key.tsv"; mv "$map.tmp" "$map"
+  COVMAP=$map
+}
+
+# report: the survivors and the stillborn, then the score.
+report_generated() {
+  local k s b nc n
+  k=$(grep -c '^killed' "$MUT/verdicts" || true); s=$(grep -c '^survived' "$MUT/verdicts" || true)
+  b=$(grep -c '^stillborn' "$MUT/verdicts" || true); n=$(grep -c . "$MUT/verdicts" || true)
+  nc=$(grep -c '	NOT COVERED$' "$MUT/verdicts" || true)
+  echo
+  echo "survivors ($s, of which $nc not covered by any check):"
+  { grep '^survived' "$MUT/verdicts" || true; } | cut -f2,3 | sort | while IFS=$'\t' read -r id by; do
+    printf '  %s%s  %s\n' "$id" "$([ "$by" != "NOT COVERED" ] || echo ' (not covered)')" \
+      "$(grep -m1 -F "$id	" "$MUT/sample" | cut -f4)"
+  done
+  echo "stillborn ($b, left out of the score):"
+  { grep '^stillborn' "$MUT/verdicts" || true; } | cut -f2 | sort | sed 's/^/  /'
+  echo "mutation: $k killed, $s survived, $b stillborn of $n (score K/(K+S) = $(
+    awk -v k="$k" -v s="$s" 'BEGIN { printf "%.1f%%", (k + s) ? 100 * k / (k + s) : 0 }'))"
+}
+
 main() {
-  local tsv=0 names=() m
+  local tsv=0 names=() m seed=1 sample=150
   while [ $# -gt 0 ]; do
     case "$1" in
       -h|--help) usage; exit 0 ;;
       --tsv) tsv=1 ;;
+      --generated) GENERATED=1 ;;
+      --seed) [ $# -ge 2 ] || die "--seed needs a value"; seed=$2; shift ;;
+      --sample) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "--sample needs a number"; sample=$2; shift ;;
       --list) for m in "$HERE"/*.mut; do basename "$m" .mut; done; exit 0 ;;
       -*) usage >&2; exit 2 ;;
       *) names+=("$1") ;;
@@ -208,7 +310,8 @@ main() {
   done
   command -v python3 >/dev/null || die "python3 missing (./lab deps)"
   local muts=()
-  if [ "${#names[@]}" -eq 0 ]; then muts=("$HERE"/*.mut)
+  if [ "$GENERATED" -eq 1 ]; then :
+  elif [ "${#names[@]}" -eq 0 ]; then muts=("$HERE"/*.mut)
   else for m in "${names[@]}"; do [ -f "$HERE/$m.mut" ] || die "no mutant $m"; muts+=("$HERE/$m.mut"); done; fi
   if [ "$tsv" -eq 1 ]; then exec 3>&1 1>&2; else exec 3>/dev/null; fi
 
@@ -219,10 +322,27 @@ main() {
   sync_tree
   build || die "the unmutated tree does not build (see $MUT/make.log)"
   [ "$JOBS" -ge 1 ] 2>/dev/null || die "MUTATE_JOBS=$JOBS: expected a number, 1 or more"
-  [ "$JOBS" -le "${#muts[@]}" ] || JOBS=${#muts[@]}
   list_checks
-  log "baseline: ${#CHECKS[@]} checks on the unmutated tree, $JOBS at a time"
-  baseline
+  if [ "$GENERATED" -eq 1 ]; then
+    coverage_map
+    local ids=(); for m in "${names[@]}"; do ids+=(--id "$m"); done
+    python3 "$HERE/generate.py" sample --seed "$seed" --sample "$sample" --root "$SRC" \
+      --coverage "$COVMAP" "${ids[@]}" >"$MUT/sample" || die "generate.py failed"
+    mapfile -t muts < <(cut -f1,2 "$MUT/sample")
+    # the baseline needs only the checks some mutant runs
+    local needed kept=() c
+    needed=$(cut -f2 "$MUT/sample" | tr ',' '\n' | sort -u)
+    for c in "${CHECKS[@]}"; do ! grep -qxF -- "$(cut -f2 <<<"$c")" <<<"$needed" || kept+=("$c"); done
+    # the quickest first: a mutant stops at the first check that fails
+    mapfile -t CHECKS < <(for c in "${kept[@]}"; do
+      printf '%s\t%s\n' "${BASE_TIME[$(cut -f2 <<<"$c")]:-0}" "$c"; done | sort -s -n -k1,1 | cut -f2-)
+  fi
+  [ "${#muts[@]}" -gt 0 ] || die "no mutants"
+  [ "$JOBS" -le "${#muts[@]}" ] || JOBS=${#muts[@]}
+  if [ "$GENERATED" -eq 0 ]; then
+    log "baseline: ${#CHECKS[@]} checks on the unmutated tree, $JOBS at a time"
+    baseline
+  fi
   rm -f "$MUT/killers.new" "$MUT"/*.make.log; : >"$MUT/verdicts"
   echo 0 >"$MUT/queue"
   log "${#muts[@]} mutants, $JOBS at a time"
@@ -239,6 +359,7 @@ main() {
   n=$(grep -c . "$MUT/verdicts" || true); killed=$(grep -c '^killed' "$MUT/verdicts" || true)
   [ "$n" -eq "${#muts[@]}" ] || die "$n verdicts for ${#muts[@]} mutants"
   log "done"
+  if [ "$GENERATED" -eq 1 ]; then report_generated; return; fi
   echo "mutation: $killed killed, $((n - killed)) survived of $n"
 }
 

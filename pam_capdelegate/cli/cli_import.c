@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,23 +50,40 @@ struct pc_caps {
 	cd_capmask inh, amb, bnd;	/* PC_SET: the IAB vectors */
 };
 
+/* What a subject word can match under pam_cap: the user of that name, the members of the group
+ * its text after the first byte names, or everyone. */
+enum pc_atom_kind { PC_USER, PC_GROUP, PC_STAR };
+
+struct pc_atom {
+	enum pc_atom_kind kind;
+	const char *name;	/* the user or group name (into a rule's words) */
+};
+
 /* One piece as pam_cap's fgets returns it, with a rule on it. */
 struct pc_rule {
 	size_t line;
+	size_t piece;	/* 0: the line's first piece; in a later one a subject became capabilities */
 	char **words;	/* words[0] is the capability text */
 	size_t nwords;
 	struct pc_caps caps;
+	cd_capmask eff;	/* pI for a user pam_cap stops at this rule (all, unparsable: login's, taken
+			 * as empty) */
+	/* The first atom of each kind that pam_cap can stop at here (no earlier rule has it):
+	 * what constrains the translation of later lines. NULL when there is none. */
+	const char *group_word, *group;		/* a group (a line of the translation or not) */
+	const char *lost_group_word, *lost_group;	/* a group the translation gives no line */
+	const char *lost_user;			/* a user the translation gives no line */
 };
 
 struct import {
 	const char *path;
 	struct pc_rule *rules;	/* pam_cap's rules, as pam_cap reads the file */
 	size_t nrules;
-	char **seen;		/* subject words of earlier lines: later ones never apply */
+	struct pc_atom *seen;	/* the atoms of earlier rules: pam_cap stops there, not later */
 	size_t nseen;
 	int seen_star;
-	char **bufs;		/* the line copies those words point into */
-	size_t nbufs;
+	int in_tail;		/* the rest of this line's user column follows a word starting '#' */
+	cd_capmask line_base;	/* what the line's first piece grants: the most a later piece may */
 	FILE *out;		/* the translation, in memory until it has been checked */
 	char *text;
 	size_t len;
@@ -73,6 +91,7 @@ struct import {
 	size_t nout;
 	size_t differences;
 	int failed;		/* out of memory */
+	int nss_failed;		/* a lookup failed: the translation depends on it */
 };
 
 static void where(const struct import *im, const char *kind, size_t line)
@@ -97,17 +116,6 @@ static void *grow(void *p, size_t n, size_t size, struct import *im)
 	if (q == NULL)
 		im->failed = 1;
 	return q;
-}
-
-static void own(struct import *im, char *buf)
-{
-	char **nb = buf ? grow(im->bufs, im->nbufs + 1, sizeof(*nb), im) : NULL;
-	if (nb == NULL) {
-		free(buf);
-		return;
-	}
-	im->bufs = nb;
-	im->bufs[im->nbufs++] = buf;
 }
 
 /* ---- pam_cap's reading ------------------------------------------------------------------ */
@@ -163,7 +171,7 @@ static void add_pieces(struct import *im, size_t lineno, const char *line, size_
 	for (size_t at = 0; at < len; at += PAM_CAP_PIECE) {
 		size_t n = len - at < PAM_CAP_PIECE ? len - at : PAM_CAP_PIECE;
 		char *piece = strndup(line + at, n);	/* stops at a NUL, as strtok would */
-		struct pc_rule r = { .line = lineno };
+		struct pc_rule r = { .line = lineno, .piece = at / PAM_CAP_PIECE };
 		if (piece == NULL) {
 			im->failed = 1;
 			return;
@@ -181,6 +189,7 @@ static void add_pieces(struct import *im, size_t lineno, const char *line, size_
 			return;
 		}
 		r.caps = parse_caps(r.words[0]);
+		r.eff = r.caps.what == PC_SET ? r.caps.inh : 0;
 		im->rules = nr;
 		im->rules[im->nrules++] = r;	/* r.words[0] points at the start of piece */
 	}
@@ -248,25 +257,6 @@ static int subject_form(const char *word, char *form, size_t size)
 	return ok ? 0 : -1;
 }
 
-static int seen_before(struct import *im, const char *word)
-{
-	for (size_t i = 0; i < im->nseen; i++)
-		if (strcmp(im->seen[i], word) == 0)
-			return 1;
-	return 0;
-}
-
-static void remember(struct import *im, char *word)
-{
-	char **ns = grow(im->seen, im->nseen + 1, sizeof(*ns), im);
-	if (ns != NULL) {
-		im->seen = ns;
-		im->seen[im->nseen++] = word;
-	}
-	if (strcmp(word, "*") == 0)
-		im->seen_star = 1;
-}
-
 static void print_word(FILE *f, const char *w)
 {
 	fputc('\'', f);
@@ -294,50 +284,329 @@ static void keep_comment(struct import *im, size_t lineno, const char *prefix, c
 	out_line(im, lineno);
 }
 
-/* One subject word of a rule line: a policy line, or a comment and the reason on stderr. */
-static void translate_subject(struct import *im, size_t lineno, char *word, const char *caps)
+/* ---- what pam_cap can stop at: atoms, whatever NSS lists today ---------------------------- */
+
+/* Does a group of this name exist? 1 yes, 0 no, -1 lookup error (errno set). */
+static int group_exists(const char *name)
+{
+	struct group gr, *res = NULL;
+	size_t size = 1024;
+	for (char *buf = NULL;; size *= 2) {
+		char *nb = realloc(buf, size);
+		if (nb == NULL) {
+			free(buf);
+			return -1;
+		}
+		buf = nb;
+		int rc = getgrnam_r(name, &gr, buf, size, &res);
+		if (rc == ERANGE && size < ((size_t)256 << 20))
+			continue;
+		free(buf);
+		errno = rc;
+		return rc ? -1 : res != NULL;
+	}
+}
+
+static int user_exists(const char *name)
+{
+	struct cd_user u;
+	int rc = cd_user_lookup_passwd(&u, name);
+	int err = errno;
+	cd_user_free(&u);
+	errno = err;
+	return rc == 0 ? 1 : err == 0 ? 0 : -1;
+}
+
+/* Is an atom a name that a word only matches by accident (the text after a bare word's first
+ * byte; a user named '@g'; a word of the user column after '#') in the universe? Only when NSS
+ * knows the name today: creating a user or group is not a change of membership. An atom the
+ * file means (a user, @group, *) is always in it, whoever its members are. */
+static int accident_exists(struct import *im, const struct pc_atom *a)
+{
+	if (a->kind == PC_STAR)
+		return 1;
+	int rc = a->kind == PC_USER ? user_exists(a->name) : group_exists(a->name);
+	if (rc < 0) {
+		fprintf(stderr, "capdelegate: error: cannot look up %s ", a->kind == PC_USER ? "user" : "group");
+		cli_print_name(stderr, a->name);
+		fprintf(stderr, ": %s: nothing translated\n", errno ? strerror(errno) : "unknown error");
+		im->nss_failed = 1;
+		return 1;	/* fail closed: as if it existed */
+	}
+	return rc;
+}
+
+/* Has pam_cap stopped at this atom on an earlier rule (so it never reaches this one for it)? */
+static int atom_seen(const struct import *im, const struct pc_atom *a)
+{
+	if (im->seen_star)
+		return 1;
+	for (size_t i = 0; i < im->nseen; i++)
+		if (im->seen[i].kind == a->kind && strcmp(im->seen[i].name, a->name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Record an atom of rule @r (in the universe): later rules never apply to it; if it is live,
+ * the rule may be the one pam_cap applies first, which constrains later lines. */
+static void record_atom(struct import *im, struct pc_rule *r, const struct pc_atom *a,
+			const char *word, int translated)
+{
+	if (atom_seen(im, a))
+		return;
+	if (a->kind == PC_GROUP && r->group == NULL) {
+		r->group_word = word;
+		r->group = a->name;
+	}
+	if (a->kind == PC_GROUP && !translated && r->lost_group == NULL) {
+		r->lost_group_word = word;
+		r->lost_group = a->name;
+	}
+	if (a->kind == PC_USER && !translated && r->lost_user == NULL)
+		r->lost_user = word;
+	if (a->kind == PC_STAR) {
+		im->seen_star = 1;
+		return;
+	}
+	struct pc_atom *ns = grow(im->seen, im->nseen + 1, sizeof(*ns), im);
+	if (ns != NULL) {
+		im->seen = ns;
+		im->seen[im->nseen++] = *a;
+	}
+}
+
+/* The atoms of @word: the one the file means (*, @group, user) and the one pam_cap's rule adds
+ * by accident (the user named '@group', the group named by a bare word after its first byte).
+ * In the tail after '#' both are accidents. Returns how many (1 or 2); intended first. */
+static size_t word_atoms(const char *word, struct pc_atom a[2])
+{
+	if (strcmp(word, "*") == 0) {
+		a[0] = (struct pc_atom){ PC_STAR, word };
+		return 1;
+	}
+	if (word[0] == '@') {
+		a[0] = (struct pc_atom){ PC_GROUP, word + 1 };
+		a[1] = (struct pc_atom){ PC_USER, word };
+	} else {
+		a[0] = (struct pc_atom){ PC_USER, word };
+		a[1] = (struct pc_atom){ PC_GROUP, word + 1 };
+	}
+	return 2;
+}
+
+/* An accidental atom pam_cap stops at: the translation gives it no line, a difference. */
+static void accident(struct import *im, struct pc_rule *r, const struct pc_atom *a, const char *word)
+{
+	if (atom_seen(im, a) || !accident_exists(im, a))
+		return;
+	differ(im, r->line);
+	print_word(stderr, word);
+	if (a->kind == PC_STAR)
+		fputs(" matches everyone under pam_cap", stderr);
+	else {
+		fprintf(stderr, " also matches the %s ", a->kind == PC_USER ? "user" : "members of group");
+		cli_print_name(stderr, a->name);
+		fputs(a->kind == PC_USER ? " (NSS knows it)" :
+		      " under pam_cap (it compares a word's text after the first byte with the user's "
+		      "groups; NSS knows the group)", stderr);
+	}
+	fputs(": the translation gives no line for it\n", stderr);
+	record_atom(im, r, a, word, 0);
+}
+
+/* ---- first match against lines that add up ------------------------------------------------ */
+
+/* Can rule @i be the one pam_cap applies first to a user whom the translated line of @kind
+ * (from a later rule) reaches? Then *witness says who (for the message). Only atoms pam_cap can
+ * stop at count (an atom of an earlier rule was matched there):
+ *  - a user line decides whatever the user's groups: any group of @i;
+ *  - a group line adds up with other groups, and reaches users with no line of their own: any
+ *    group of @i, or a user of @i the translation gives no line;
+ *  - the '*' line reaches users with no line and in no group with a line: a user or group of
+ *    @i the translation gives no line. */
+static const char *first_match_witness(const struct pc_rule *i, enum cd_subject_kind kind,
+				       const char **group)
+{
+	*group = NULL;
+	if (kind != CD_SUBJECT_DEFAULT && i->group != NULL) {
+		*group = i->group;
+		return i->group_word;
+	}
+	if (kind == CD_SUBJECT_DEFAULT && i->lost_group != NULL) {
+		*group = i->lost_group;
+		return i->lost_group_word;
+	}
+	return kind == CD_SUBJECT_USER ? NULL : i->lost_user;
+}
+
+static void print_witness(enum cd_subject_kind kind, const char *name, const char *iword,
+			  const char *igroup)
+{
+	if (kind == CD_SUBJECT_USER) {
+		fputs("user ", stderr);
+		cli_print_name(stderr, name);
+		fputs(" in group ", stderr);
+		cli_print_name(stderr, igroup);
+	} else if (igroup != NULL) {
+		fputs(kind == CD_SUBJECT_GROUP ? "a member of groups " : "a member of group ", stderr);
+		cli_print_name(stderr, igroup);
+	} else {
+		fputs("user ", stderr);
+		print_word(stderr, iword);	/* a name no policy line can write, maybe */
+	}
+	if (kind == CD_SUBJECT_GROUP) {
+		fputs(igroup != NULL ? " and " : " in group ", stderr);
+		cli_print_name(stderr, name);
+	}
+}
+
+/* What pam_cap gives a user it stops at @r: all and unparsable texts leave login's set. */
+static void print_pam_cap_caps(const struct pc_rule *r)
+{
+	if (r->caps.what == PC_ALL || r->caps.what == PC_BAD)
+		fputs(r->caps.what == PC_ALL ? "all: login's set" : "unparsable: login's set", stderr);
+	else
+		cli_print_caps(stderr, r->eff);
+}
+
+/* Two lines that can both match one user (whatever the memberships), where pam_cap applies the
+ * earlier only and capdelegate the later one, alone or added up. */
+static void report_pair(struct import *im, const struct pc_rule *j, const char *word,
+			enum cd_subject_kind kind, const char *name, cd_capmask base,
+			const struct pc_rule *i, const char *iword, const char *igroup)
+{
+	differ(im, j->line);
+	print_word(stderr, word);
+	fputs(" and ", stderr);
+	cli_text_escape(stderr, im->path);
+	fprintf(stderr, ":%zu: ", i->line);
+	print_word(stderr, iword);
+	fputs(" both match ", stderr);
+	print_witness(kind, name, iword, igroup);
+	fprintf(stderr, ": pam_cap applies line %zu only (", i->line);
+	print_pam_cap_caps(i);
+	fputs(kind == CD_SUBJECT_USER ? "), capdelegate the user's own line (" :
+	      kind == CD_SUBJECT_GROUP ? "), capdelegate adds this line to it (" :
+	      "), capdelegate the '*' line (", stderr);
+	cli_print_caps(stderr, base);
+	fputs(")\n", stderr);
+}
+
+/* What the line for @word (of @kind, on rule @j) may grant: @base less what any earlier rule
+ * pam_cap may apply first to a user this line reaches withholds, so that the translation never
+ * grants more than pam_cap, for any membership. Every such pair that is not exact is a
+ * difference. A group line adds up with the earlier group line, so it only has to grant no
+ * more; a user or '*' line decides alone, so it has to grant the same. */
+static cd_capmask first_match_caps(struct import *im, const struct pc_rule *j, const char *word,
+				   enum cd_subject_kind kind, const char *name, cd_capmask base)
+{
+	cd_capmask caps = base;
+	for (const struct pc_rule *i = im->rules; i < j; i++) {
+		const char *igroup, *iword = first_match_witness(i, kind, &igroup);
+		if (iword == NULL)
+			continue;
+		if (kind == CD_SUBJECT_GROUP ? (base & ~i->eff) == 0 : base == i->eff)
+			continue;
+		report_pair(im, j, word, kind, name, base, i, iword, igroup);
+		caps &= i->eff;
+	}
+	if (caps != base) {
+		where(im, "note", j->line);
+		print_word(stderr, word);
+		fputs(" translated as ", stderr);
+		cli_print_caps(stderr, caps);
+		fputs(" instead of ", stderr);
+		cli_print_caps(stderr, base);
+		fputs(": never more than pam_cap gives a user whom an earlier line matches first\n",
+		      stderr);
+	}
+	return caps;
+}
+
+/* ---- the lines ------------------------------------------------------------------------------ */
+
+static void comment_word(struct import *im, size_t lineno, const char *why, const char *word,
+			 cd_capmask caps)
+{
+	fprintf(im->out, "# (%s) ", why);
+	cli_text_escape(im->out, word);
+	fputc(' ', im->out);
+	cli_print_caps(im->out, caps);
+	out_line(im, lineno);
+}
+
+/* One subject word of a rule: a policy line, or a comment and the reason on stderr. */
+static void translate_subject(struct import *im, struct pc_rule *r, char *word, cd_capmask base)
 {
 	char form[4 * (CD_MAX_NAME_LEN + 1) + 8];
-	if (im->seen_star || seen_before(im, word)) {
-		/* Exact, not a guess: whoever this word matches was matched on an earlier line, where
+	struct pc_atom a[2];
+	size_t n = word_atoms(word, a);
+	if (atom_seen(im, &a[0])) {
+		/* Exact, not a guess: whoever this word means was matched on an earlier line, where
 		 * pam_cap stopped. Kept out, or capdelegate would add the two lines up. */
-		where(im, "note", lineno);
+		where(im, "note", r->line);
 		print_word(stderr, word);
 		fputs(im->seen_star ? " comes after a '*' line" : " was matched on an earlier line",
 		      stderr);
 		fputs(": pam_cap never applies this line to it; left as a comment\n", stderr);
-		fputs("# (matched earlier) ", im->out);
-		cli_text_escape(im->out, word);
-		fprintf(im->out, " %s", caps);
-		out_line(im, lineno);
-		remember(im, word);
+		comment_word(im, r->line, "matched earlier", word, base);
+		if (n > 1)
+			accident(im, r, &a[1], word);
 		return;
 	}
-	remember(im, word);
 	if (cd_cap_from_name(word, strlen(word)) >= 0) {
 		/* "cap_a, cap_b alice": pam_cap splits at blanks, so cap_b is a user to it, too */
-		where(im, "note", lineno);
+		where(im, "note", r->line);
 		print_word(stderr, word);
 		fputs(" is a capability in the user column (pam_cap splits at blanks): translated as "
 		      "the user pam_cap takes it for\n", stderr);
 	}
-	if (subject_form(word, form, sizeof(form)) < 0) {
-		differ(im, lineno);
+	int writable = subject_form(word, form, sizeof(form)) == 0;
+	if (!writable) {
+		differ(im, r->line);
 		print_word(stderr, word);
 		fputs(" is no name capdelegate.conf(5) can write (a control byte, a leading '-', "
 		      "too long): left as a comment\n", stderr);
-		fputs("# (not a name) ", im->out);
-		cli_text_escape(im->out, word);
-		fprintf(im->out, " %s", caps);
-		out_line(im, lineno);
-		return;
+		comment_word(im, r->line, "not a name", word, base);
+	} else {
+		enum cd_subject_kind kind = a[0].kind == PC_STAR ? CD_SUBJECT_DEFAULT :
+					    a[0].kind == PC_GROUP ? CD_SUBJECT_GROUP : CD_SUBJECT_USER;
+		cd_capmask caps = first_match_caps(im, r, word, kind, a[0].name, base);
+		fprintf(im->out, "%-15s ", form);
+		cli_print_caps(im->out, caps);
+		out_line(im, r->line);
 	}
-	fprintf(im->out, "%-15s %s", form, caps);
-	out_line(im, lineno);
+	record_atom(im, r, &a[0], word, writable);
+	if (n > 1)
+		accident(im, r, &a[1], word);
+}
+
+/* The words after one starting with '#': user names to pam_cap, a comment to whoever wrote it. */
+static void translate_tail(struct import *im, struct pc_rule *r, size_t from)
+{
+	where(im, "note", r->line);
+	fputs("pam_cap reads no comment here: ", stderr);
+	for (size_t k = from; k < r->nwords; k++) {
+		print_word(stderr, r->words[k]);
+		fputc(k + 1 < r->nwords ? ' ' : '\n', stderr);
+	}
+	if (r->words[from][0] != '#')
+		fputs("# ", im->out);	/* a later piece of the line: still the comment */
+	for (size_t k = from; k < r->nwords; k++) {
+		fputs(k > from ? " " : "", im->out);
+		cli_text_escape(im->out, r->words[k]);
+	}
+	out_line(im, r->line);
+	for (size_t k = from; k < r->nwords; k++) {
+		struct pc_atom a[2];
+		size_t n = word_atoms(r->words[k], a);
+		for (size_t x = 0; x < n; x++)
+			accident(im, r, &a[x], r->words[k]);
+	}
 }
 
 /* Only capabilities libcap names: a bit without a name cannot be written in a policy. */
-static char *caps_text(struct import *im, size_t lineno, cd_capmask m)
+static cd_capmask named_caps(struct import *im, size_t lineno, cd_capmask m)
 {
 	cd_capmask named = 0;
 	for (int cap = 0; cap < 64; cap++)
@@ -347,10 +616,7 @@ static char *caps_text(struct import *im, size_t lineno, cd_capmask m)
 		differ(im, lineno);
 		fputs("capabilities without a name in this libcap are left out\n", stderr);
 	}
-	char *t = cd_capmask_to_text(named);
-	if (t == NULL)
-		im->failed = 1;
-	return t;
+	return named;
 }
 
 /* The ambient and bounding parts of an IAB text: listed, never translated. */
@@ -371,7 +637,7 @@ static void report_iab_extras(struct import *im, size_t lineno, const struct pc_
 	}
 }
 
-/* Why a rule line's capability text has no translation, or NULL. */
+/* Why a rule's capability text has no translation, or NULL. */
 static const char *untranslatable(const struct pc_caps *c)
 {
 	if (c->what == PC_ALL)
@@ -382,48 +648,52 @@ static const char *untranslatable(const struct pc_caps *c)
 	return NULL;
 }
 
-/* A line with a rule: one policy line per subject word, in pam_cap's order. */
-static void translate_rule(struct import *im, size_t lineno, char *line, char **w, size_t n)
+/* What the line of rule @r grants, before the first-match rule: its inheritable set; none for
+ * all and unparsable texts (pam_cap stops there and leaves login's set, normally empty: a none
+ * line keeps later lines from adding up for those users); for a later piece of a long line, no
+ * more than the line's first piece (pam_cap took a subject word as capabilities). */
+static cd_capmask rule_base(struct import *im, struct pc_rule *r, const char *line)
 {
-	struct pc_caps c = parse_caps(w[0]);
-	const char *why = untranslatable(&c);
-	if (why != NULL || n == 1) {
+	const char *why = untranslatable(&r->caps);
+	cd_capmask base = 0;
+	if (r->piece == 0 && (why != NULL || r->nwords == 1)) {
 		if (why != NULL) {
-			differ(im, lineno);
-			fprintf(stderr, "%s; left as a comment\n", why);
+			differ(im, r->line);
+			fprintf(stderr, "%s; translated as none, so that no later line applies to "
+				"whom it names\n", why);
 		} else {
-			where(im, "note", lineno);
+			where(im, "note", r->line);
 			fputs("no user column: pam_cap never matches this line; left as a comment\n", stderr);
 		}
-		for (size_t i = 1; i < n; i++)
-			remember(im, w[i]);
-		keep_comment(im, lineno, "# pam_cap: ", line);
-		return;
+		keep_comment(im, r->line, "# pam_cap: ", line);
+	} else if (r->piece == 0) {
+		report_iab_extras(im, r->line, &r->caps);
+		base = named_caps(im, r->line, r->caps.inh);
 	}
-	report_iab_extras(im, lineno, &c);
-	char *caps = caps_text(im, lineno, c.inh);
-	size_t i;
-	for (i = 1; caps != NULL && i < n && w[i][0] != '#'; i++)
-		translate_subject(im, lineno, w[i], caps);
-	if (i < n) {
-		/* pam_cap has no comment after the first column: these are user names to it. */
-		where(im, "note", lineno);
-		fputs("pam_cap reads no comment here: ", stderr);
-		for (size_t k = i; k < n; k++) {
-			print_word(stderr, w[k]);
-			fputc(k + 1 < n ? ' ' : '\n', stderr);
-			remember(im, w[k]);
-		}
-		for (const char *sep = ""; i < n; i++, sep = " ") {
-			fputs(sep, im->out);
-			cli_text_escape(im->out, w[i]);
-		}
-		out_line(im, lineno);
-	}
-	free(caps);
+	if (r->piece == 0)
+		im->line_base = base;
+	else if (why == NULL)
+		base = r->caps.inh & im->line_base;
+	return base;
 }
 
-static void translate_line(struct import *im, size_t lineno, char *line, size_t len)
+/* A rule: one policy line per subject word, in pam_cap's order. */
+static void translate_rule(struct import *im, struct pc_rule *r, const char *line)
+{
+	cd_capmask base = rule_base(im, r, line);
+	size_t k;
+	for (k = 1; k < r->nwords && !im->in_tail; k++) {
+		if (r->words[k][0] == '#') {
+			im->in_tail = 1;
+			break;
+		}
+		translate_subject(im, r, r->words[k], base);
+	}
+	if (k < r->nwords)
+		translate_tail(im, r, k);
+}
+
+static void translate_line(struct import *im, size_t lineno, char *line, size_t len, size_t first)
 {
 	if (strlen(line) != len) {
 		differ(im, lineno);
@@ -433,19 +703,15 @@ static void translate_line(struct import *im, size_t lineno, char *line, size_t 
 		differ(im, lineno);
 		fprintf(stderr, "line of %zu bytes: pam_cap reads it in pieces of %d bytes, each as a "
 			"line of its own whose first word it takes as capabilities (its users are "
-			"compared below); the whole line is translated\n", len + 1, PAM_CAP_PIECE);
+			"compared below); translated as pam_cap reads it, a later piece granting no "
+			"more than the first\n", len + 1, PAM_CAP_PIECE);
 	}
-	char *copy = strdup(line);
-	size_t n;
-	char **w = copy ? split_words(copy, &n, im) : NULL;
-	if (copy == NULL)
-		im->failed = 1;
-	else if (n == 0 || w[0][0] == '#')
-		keep_comment(im, lineno, "", line);
-	else
-		translate_rule(im, lineno, line, w, n);
-	free(w);
-	own(im, copy);	/* remembered words point into it */
+	im->in_tail = 0;
+	im->line_base = 0;
+	if (first == im->nrules || im->rules[first].piece != 0)
+		keep_comment(im, lineno, "", line);	/* pam_cap's first piece is a comment */
+	for (size_t i = first; i < im->nrules; i++)
+		translate_rule(im, &im->rules[i], line);
 }
 
 /* ---- the comparison, user by user ------------------------------------------------------- */
@@ -633,11 +899,12 @@ static int read_pam_cap(struct import *im)
 	size_t size = 0, lineno = 0;
 	ssize_t len;
 	while (!im->failed && (len = getline(&line, &size, f)) >= 0) {
+		size_t first = im->nrules;
 		lineno++;
 		add_pieces(im, lineno, line, (size_t)len);	/* with its '\n', as fgets reads it */
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = '\0';
-		translate_line(im, lineno, line, (size_t)len);
+		translate_line(im, lineno, line, (size_t)len, first);
 	}
 	int err = ferror(f) ? errno : 0;
 	free(line);
@@ -658,9 +925,6 @@ static void import_free(struct import *im)
 		free(im->rules[i].words);
 	}
 	free(im->rules);
-	for (size_t i = 0; i < im->nbufs; i++)
-		free(im->bufs[i]);
-	free(im->bufs);
 	free(im->seen);
 	free(im->origin);
 	free(im->text);
@@ -690,7 +954,7 @@ static int import_run(struct import *im)
 		fputs("capdelegate: error: out of memory: nothing translated\n", stderr);
 		return CLI_ERROR;
 	}
-	if (rc < 0 || check_translation(im, &pol) < 0) {
+	if (rc < 0 || im->nss_failed || check_translation(im, &pol) < 0) {
 		cd_policy_free(&pol);
 		return CLI_ERROR;
 	}

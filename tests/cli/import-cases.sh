@@ -54,69 +54,81 @@ EOF
 }
 
 # First match against union by precedence: every user whose set changes is named, with both sides.
-# A word after a "*" line never applies (commented out, not a difference).
+# A word after a "*" line never applies (commented out, not a difference). bob's own line and
+# @dave come after @netops: both reduced to what line 1 gives (nothing in common), pairs listed.
 t_import_first_match_vs_union() {
   local p; p=$(printf 'cap_net_raw @netops\ncap_net_admin bob\ncap_kill @dave\ncap_syslog *\ncap_sys_time alice\n' | pam_cap_conf)
   cd_nss import-pam-cap "$p"; want_rc 1
   want_line "$OUT" "@netops         cap_net_raw"
-  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_net_raw ($p:1); capdelegate gives cap_net_admin ($p:2: user lines)"
-  want_line "$ERR" "capdelegate: difference: user dave: pam_cap gives cap_net_raw ($p:1); capdelegate gives cap_kill,cap_net_raw ($p:1,3: group lines)"
+  want_line "$OUT" "bob             none"; want_line "$OUT" "@dave           none"
+  want_text "$ERR" "difference: $p:2: 'bob' and $p:1: '@netops' both match user bob in group netops"
+  want_text "$ERR" "difference: $p:3: '@dave' and $p:1: '@netops' both match a member of groups netops and dave"
+  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_net_raw ($p:1); capdelegate gives none ($p:2: user lines)"
+  no_text "$ERR" "user dave:"	# @netops cap_net_raw + @dave none: what pam_cap gives him
   want_line "$OUT" "# (matched earlier) alice cap_sys_time"
   want_text "$ERR" "$p:5: 'alice' comes after a '*' line"
   no_text "$ERR" "user alice:"; no_text "$ERR" "user carol:"; no_text "$ERR" "user root:"
-  want_text "$ERR" "0 differences in the file, 2 known users get another set"
+  want_text "$ERR" "2 differences in the file, 1 known users get another set"
   translation_checks
 }
 
-# all, ^cap (ambient) and !cap (bounding) have no equivalent: listed, never guessed.
+# all, ^cap (ambient) and !cap (bounding) have no equivalent: listed, never guessed. all stops
+# pam_cap's search with login's set: translated as none, so carol never reaches the "*" line.
 t_import_all_ambient_bounding() {
   local p; p=$(printf 'all carol\n^cap_net_raw alice\n!cap_sys_admin,cap_syslog bob\nnone dave\ncap_kill *\n' | pam_cap_conf)
   cd_nss import-pam-cap "$p"; want_rc 1
-  want_line "$OUT" "# pam_cap: all carol"; no_match "$OUT" "^carol"
-  want_text "$ERR" "$p:1: 'all' leaves the inheritable set as login holds it: no equivalent"
+  want_line "$OUT" "# pam_cap: all carol"; want_line "$OUT" "carol           none"
+  want_text "$ERR" "$p:1: 'all' leaves the inheritable set as login holds it: no equivalent; translated as none"
   want_line "$OUT" "alice           cap_net_raw"
   want_text "$ERR" "$p:2: ^ (ambient) cap_net_raw: no equivalent"
   want_line "$OUT" "bob             cap_syslog"
   want_text "$ERR" "$p:3: ! (bounding set drop) cap_sys_admin: no equivalent"
   want_line "$OUT" "dave            none"
-  want_line "$ERR" "capdelegate: difference: user carol: pam_cap leaves login's set ($p:1: all); capdelegate gives cap_kill ($p:5: default lines)"
+  no_text "$ERR" "user carol:"	# login's set, empty here, from both
   want_line "$ERR" "capdelegate: difference: user alice: pam_cap gives cap_net_raw, ambient cap_net_raw ($p:2); capdelegate gives cap_net_raw ($p:2: user lines)"
   want_text "$ERR" "user bob: pam_cap gives cap_syslog, drops from the bounding set cap_sys_admin ($p:3)"
   no_text "$ERR" "user dave:"
-  want_text "$ERR" "3 differences in the file, 3 known users get another set"
+  want_text "$ERR" "3 differences in the file, 2 known users get another set"
   translation_checks
 }
 
 # pam_cap's fgets reads 4095 bytes at a time: the rest of a long line is a line of its own whose
-# first word is taken as capabilities (the over-grant). The translation keeps the whole line.
+# first word is taken as capabilities (the over-grant). The translation reads it as pam_cap does,
+# a later piece granting no more than the line's first: bob gets cap_net_raw from neither.
 t_import_long_line() {
   local p
   p=$(python3 -c 'import sys; l="cap_net_raw alice"; sys.stdout.write(l + " " * (4095 - len(l)) + "cap_sys_admin bob\n")' | pam_cap_conf)
   cd_nss import-pam-cap "$p"; want_rc 1
   want_text "$ERR" "$p:1: line of 4113 bytes: pam_cap reads it in pieces of 4095 bytes"
-  want_line "$OUT" "bob             cap_net_raw"
-  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_sys_admin ($p:1); capdelegate gives cap_net_raw ($p:1: user lines)"
+  want_line "$OUT" "bob             none"
+  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_sys_admin ($p:1); capdelegate gives none ($p:1: user lines)"
   no_text "$ERR" "user alice:"
   translation_checks
 }
 
 # pam_cap's words: no comment after the first column, any word's text after its first byte
 # names a group (xnetops matches netops), '\r' is no blank, an IAB text libcap refuses still
-# stops the search, a capability in the user column is a user.
+# stops the search, a capability in the user column is a user. netops exists: every later line
+# can reach one of its members, whom pam_cap stops at line 1, so each gives no more than line 1.
 t_import_pam_cap_words() {
   local p; p=$(printf 'cap_syslog xnetops # for the ops\ncap_net_raw carol\r\ncap_bogus root\ncap_net_raw, cap_kill alice\ncap_net_admin *\n' | pam_cap_conf)
   cd_nss import-pam-cap "$p"; want_rc 1
   want_line "$OUT" "xnetops         cap_syslog"
   want_line "$OUT" "# for the ops"
   want_text "$ERR" "$p:1: pam_cap reads no comment here: '#' 'for' 'the' 'ops'"
-  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_syslog ($p:1); capdelegate gives cap_net_admin ($p:5: default lines)"
+  want_text "$ERR" "$p:1: 'xnetops' also matches the members of group netops under pam_cap"
+  want_line "$ERR" "capdelegate: difference: $p:5: '*' and $p:1: 'xnetops' both match a member of group netops: pam_cap applies line 1 only (cap_syslog), capdelegate the '*' line (cap_net_admin)"
+  want_line "$OUT" "*               none"
+  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_syslog ($p:1); capdelegate gives none ($p:5: default lines)"
   want_text "$ERR" "$p:2: 'carol\\x0d' is no name capdelegate.conf(5) can write"
-  no_text "$ERR" "difference: user carol"	# pam_cap matches no carol\r for carol, nor does the translation
-  want_line "$OUT" "# pam_cap: cap_bogus root"
+  # pam_cap matches no carol\r for carol: the "*" line, which the translation had to reduce
+  want_line "$ERR" "capdelegate: difference: user carol: pam_cap gives cap_net_admin ($p:5); capdelegate gives none ($p:5: default lines)"
+  want_line "$OUT" "# pam_cap: cap_bogus root"; want_line "$OUT" "root            none"
   want_text "$ERR" "$p:3: libcap cannot parse the capability text"
-  want_line "$ERR" "capdelegate: difference: user root: pam_cap leaves login's set ($p:3: unparsable); capdelegate gives cap_net_admin ($p:5: default lines)"
+  no_text "$ERR" "user root:"	# login's set, empty here, from both
   want_text "$ERR" "$p:4: 'cap_kill' is a capability in the user column"
-  want_line "$OUT" "alice           cap_net_raw"
+  want_text "$ERR" "difference: $p:4: 'alice' and $p:1: 'xnetops' both match user alice in group netops"
+  want_line "$OUT" "alice           none"
   translation_checks
 }
 
@@ -133,6 +145,73 @@ t_import_nul_and_outage() {
   no_text "$ERR" "summary:"
 }
 
+# capability.conf(5)'s promise is the first matching line; capdelegate adds a user's group lines
+# up. No user is in netops and carol's group today, but anyone may join both tomorrow: the pair is
+# a difference whatever NSS lists, and the translation never grants such a user more than pam_cap.
+t_import_two_groups_any_membership() {
+  local p; p=$(printf 'cap_net_raw @netops\ncap_sys_admin @carol\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_line "$ERR" "capdelegate: difference: $p:2: '@carol' and $p:1: '@netops' both match a member of groups netops and carol: pam_cap applies line 1 only (cap_net_raw), capdelegate adds this line to it (cap_sys_admin)"
+  want_line "$OUT" "@netops         cap_net_raw"
+  want_line "$OUT" "@carol          none"	# cap_sys_admin is not in what line 1 gives
+  no_text "$ERR" "0 differences"
+  translation_checks
+}
+
+# A group line, then a user line: the user's own line decides in capdelegate, pam_cap's first match
+# is the group line for a member. alice is in no group but her own today.
+t_import_group_then_user() {
+  local p; p=$(printf 'cap_net_raw,cap_kill @netops\ncap_net_raw alice\ncap_sys_admin,cap_kill bob\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_line "$ERR" "capdelegate: difference: $p:2: 'alice' and $p:1: '@netops' both match user alice in group netops: pam_cap applies line 1 only (cap_kill,cap_net_raw), capdelegate the user's own line (cap_net_raw)"
+  want_line "$OUT" "alice           cap_net_raw"	# less than pam_cap for a member: never more
+  want_line "$ERR" "capdelegate: difference: $p:3: 'bob' and $p:1: '@netops' both match user bob in group netops: pam_cap applies line 1 only (cap_kill,cap_net_raw), capdelegate the user's own line (cap_kill,cap_sys_admin)"
+  want_line "$OUT" "bob             cap_kill"
+  want_text "$ERR" "$p:3: 'bob' translated as cap_kill instead of cap_kill,cap_sys_admin"
+  no_line "$OUT" "bob             cap_kill,cap_sys_admin"
+  translation_checks
+}
+
+# pam_cap matches any word's text after its first byte against the user's groups: 'dnetops' is
+# the group netops to it (bob is a member), so bob's own later line never applies to him.
+t_import_bare_word_group_pair() {
+  local p; p=$(printf 'cap_net_raw dnetops\ncap_sys_admin bob\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_text "$ERR" "$p:1: 'dnetops' also matches the members of group netops under pam_cap"
+  want_line "$ERR" "capdelegate: difference: $p:2: 'bob' and $p:1: 'dnetops' both match user bob in group netops: pam_cap applies line 1 only (cap_net_raw), capdelegate the user's own line (cap_sys_admin)"
+  want_line "$OUT" "bob             none"; no_line "$OUT" "bob             cap_sys_admin"
+  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_net_raw ($p:1); capdelegate gives none ($p:2: user lines)"
+  translation_checks
+}
+
+# 'all' stops pam_cap's search and leaves login's set (empty at a login): translated as none, so a
+# later line never adds up for whom it names; a user line after 'all @netops' is a pair.
+t_import_all_then_later_line() {
+  local p; p=$(printf 'all @netops\ncap_net_admin alice\nall carol\ncap_kill @carol\ncap_syslog *\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_line "$OUT" "@netops         none"; want_line "$OUT" "carol           none"
+  want_line "$ERR" "capdelegate: difference: $p:2: 'alice' and $p:1: '@netops' both match user alice in group netops: pam_cap applies line 1 only (all: login's set), capdelegate the user's own line (cap_net_admin)"
+  want_line "$OUT" "alice           none"
+  want_line "$ERR" "capdelegate: difference: $p:4: '@carol' and $p:1: '@netops' both match a member of groups netops and carol: pam_cap applies line 1 only (all: login's set), capdelegate adds this line to it (cap_kill)"
+  want_line "$OUT" "@carol          none"
+  want_line "$OUT" "*               cap_syslog"	# a member of netops has a group line: never reached
+  no_text "$ERR" "user carol:"; no_text "$ERR" "user bob:"
+  translation_checks
+}
+
+# capdelegate(8)'s pair example, as it is printed there (continuation lines joined): groups no
+# user of this suite is in, so only the file-level analysis can find it.
+t_import_manpage_pair() {
+  local want
+  want=$(sed -n "/^capdelegate: difference: capability.conf:2: '@admins'/,/^\.EE/p" "$MAN" \
+    | sed '$d' | sed 's/^  */ /' | tr -d '\n' | sed 's/\\-/-/g')
+  [ -n "$want" ] || fail "no pair example in $MAN"
+  printf 'cap_net_raw @staff\ncap_sys_admin @admins\n' >"$CASE_DIR/capability.conf"
+  cd_nss import-pam-cap capability.conf; want_rc 1
+  want_line "$ERR" "$want"
+  want_line "$OUT" "@admins         none"
+}
+
 t_import_errors() {
   cd_nss import-pam-cap "$CASE_DIR/missing.conf"; want_rc 2
   want_text "$ERR" "$CASE_DIR/missing.conf: No such file or directory"
@@ -144,4 +223,6 @@ t_import_errors() {
 IMPORT_CASES=(
   import_debian_example import_manpage_shapes import_first_match_vs_union
   import_all_ambient_bounding import_long_line import_pam_cap_words import_nul_and_outage import_errors
+  import_two_groups_any_membership import_group_then_user import_bare_word_group_pair
+  import_all_then_later_line import_manpage_pair
 )

@@ -63,6 +63,7 @@ struct pc_atom {
 struct pc_rule {
 	size_t line;
 	size_t piece;	/* 0: the line's first piece; in a later one a subject became capabilities */
+	char *text;	/* the piece, which the words point into (not always at its start) */
 	char **words;	/* words[0] is the capability text */
 	size_t nwords;
 	struct pc_caps caps;
@@ -190,8 +191,9 @@ static void add_pieces(struct import *im, size_t lineno, const char *line, size_
 		}
 		r.caps = parse_caps(r.words[0]);
 		r.eff = r.caps.what == PC_SET ? r.caps.inh : 0;
+		r.text = piece;
 		im->rules = nr;
-		im->rules[im->nrules++] = r;	/* r.words[0] points at the start of piece */
+		im->rules[im->nrules++] = r;
 	}
 }
 
@@ -921,7 +923,7 @@ static int read_pam_cap(struct import *im)
 static void import_free(struct import *im)
 {
 	for (size_t i = 0; i < im->nrules; i++) {
-		free(im->rules[i].words[0]);	/* the piece the words point into */
+		free(im->rules[i].text);
 		free(im->rules[i].words);
 	}
 	free(im->rules);

@@ -106,6 +106,17 @@ t_import_long_line() {
   translation_checks
 }
 
+# A later piece of a long line that starts with blanks: its first word is not at the piece's
+# start (the old code freed a pointer into the piece and aborted; import-diff.py seed 1 found it).
+t_import_long_line_blank_piece() {
+  local p
+  p=$(python3 -c 'import sys; l="cap_syslog alice"; sys.stdout.write(l + " " * (4095 - len(l)) + "   cap_kill bob\n")' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_line "$OUT" "alice           cap_syslog"; want_line "$OUT" "bob             none"
+  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_kill ($p:1); capdelegate gives none ($p:1: user lines)"
+  translation_checks
+}
+
 # pam_cap's words: no comment after the first column, any word's text after its first byte
 # names a group (xnetops matches netops), '\r' is no blank, an IAB text libcap refuses still
 # stops the search, a capability in the user column is a user. netops exists: every later line
@@ -220,9 +231,21 @@ t_import_errors() {
   cd_nss import-pam-cap --help; want_rc 0; want_text "$OUT" "usage: capdelegate import-pam-cap"
 }
 
+# The translation through the real pam_capdelegate.so against Debian's real pam_cap.so on random
+# capability.conf files and memberships (import-diff.py; ./lab fuzz runs random seeds): never
+# more than pam_cap for any user, exactly the same when import exits 0.
+IMPORT_DIFF_SEEDS=(1 2 3)
+import_diff() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root (pam_cap raises pI; the policy must be root-owned)"
+  [ -f /lib/x86_64-linux-gnu/security/pam_cap.so ] || skip "pam_cap.so missing (libpam-cap)"
+  "$HERE/import-diff.py" --bin "$BIN" --work "$CASE_DIR" --seed "$1" --cases 6 >&2
+}
+for s in "${IMPORT_DIFF_SEEDS[@]}"; do eval "t_import_diff_$s() { import_diff $s; }"; done
+
 IMPORT_CASES=(
   import_debian_example import_manpage_shapes import_first_match_vs_union
   import_all_ambient_bounding import_long_line import_pam_cap_words import_nul_and_outage import_errors
   import_two_groups_any_membership import_group_then_user import_bare_word_group_pair
-  import_all_then_later_line import_manpage_pair
+  import_all_then_later_line import_manpage_pair import_long_line_blank_piece
+  "${IMPORT_DIFF_SEEDS[@]/#/import_diff_}"
 )

@@ -85,7 +85,8 @@ t_help() {
   done
   cd_run frobnicate; want_rc 2
   local s   # whole output first: grep -q closing the pipe early would fail the writer
-  for s in "$HERE/run.sh" "$ROOT/tests/bench/audit-bench.sh" "$HERE/check-json.py" "$HERE/audit-diff.py"; do
+  for s in "$HERE/run.sh" "$ROOT/tests/bench/audit-bench.sh" "$HERE/check-json.py" "$HERE/audit-diff.py" \
+           "$HERE/import-diff.py"; do
     "$s" --help >"$OUT"; want_text "$OUT" "usage:"
   done
 }

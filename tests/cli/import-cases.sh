@@ -134,6 +134,8 @@ t_import_pam_cap_words() {
   want_text "$ERR" "$p:2: 'carol\\x0d' is no name capdelegate.conf(5) can write"
   # pam_cap matches no carol\r for carol: the "*" line, which the translation had to reduce
   want_line "$ERR" "capdelegate: difference: user carol: pam_cap gives cap_net_admin ($p:5); capdelegate gives none ($p:5: default lines)"
+  # a user the translation cannot name (carol\r) reaches the "*" line: a pair of its own
+  want_text "$ERR" "capdelegate: difference: $p:5: '*' and $p:2: 'carol\\x0d' both match user 'carol\\x0d': pam_cap applies line 2 only (cap_net_raw), capdelegate the '*' line (cap_net_admin)"
   want_line "$OUT" "# pam_cap: cap_bogus root"; want_line "$OUT" "root            none"
   want_text "$ERR" "$p:3: libcap cannot parse the capability text"
   no_text "$ERR" "user root:"	# login's set, empty here, from both

@@ -254,8 +254,14 @@ int cd_scan_caps(const char *t, size_t len, cd_capmask *out, struct cd_caps_erro
 		ntokens++;
 next:
 		i = cd_skip_blanks(t, i, len);
-		if (i >= len || t[i] == '#')
+		if (i >= len)
 			break;
+		if (t[i] == '#') {	/* a comment: checked for control characters only */
+			size_t k = cd_find_ctrl(t, i, len);
+			if (k < len)
+				return caps_error(err, "control character in line", k, 1);
+			break;
+		}
 		if (t[i] != ',')
 			return bad_byte(t, i, len, i, err);
 		i = cd_skip_blanks(t, i + 1, len);

@@ -43,6 +43,15 @@ static inline size_t cd_skip_blanks(const char *t, size_t i, size_t len)
 	return i;
 }
 
+/* The first control character of t[i..len), or len. A comment is free text but for these: an
+ * ESC sequence or a carriage return in it could hide its line's rule on a terminal. */
+static inline size_t cd_find_ctrl(const char *t, size_t i, size_t len)
+{
+	while (i < len && cd_class(t[i]) != CD_CL_CTRL)
+		i++;
+	return i;
+}
+
 /* Enough to fix a policy; a hostile one must not flood syslog. */
 #define CD_MAX_REPORTED_ERRORS 10
 

@@ -161,7 +161,8 @@ size_t cd_unescape(const char *s, char *byte)
  * (SSSD's alice@corp.example.com), '\' (winbind's CORP\alice), an optional final '$' (Samba
  * machines), and any other byte but NUL and control characters written "\ooo" in octal ("linux
  * admins" is linux\040admins, as fstab and sssd write a space). The name is decoded in place
- * (an escape is longer than its byte). Returns the index after it, 0 if it is not a valid name:
+ * (an escape is longer than its byte) once it is known to be valid: a bad name stays as written
+ * for the error message. Returns the index after it, 0 if it is not a valid name:
  * empty, over CD_MAX_NAME_LEN decoded bytes, starting with '-' (it would read as an option
  * elsewhere) or '@' (even escaped), or only "$". line[len] ends every scan (see parse_line). */
 static size_t scan_name(char *line, size_t i, char **name)
@@ -172,32 +173,38 @@ static size_t scan_name(char *line, size_t i, char **name)
 	while (cd_cclass[*q] == CD_CL_NAME || (*q == '@' && q > first))
 		q++;
 	i = (size_t)((const char *)q - line);
-	size_t out = i;
+	size_t n = i - start;		/* decoded bytes: the run above, then tail[0..t) */
+	char tail[CD_MAX_NAME_LEN];
+	size_t t = 0;
 	for (;;) {
 		unsigned char c = (unsigned char)line[i];
-		if (cd_cclass[c] == CD_CL_NAME || (c == '@' && out > start)) {
-			line[out++] = (char)c;
-			i++;
-		} else if (c == '\\') {
-			size_t took = cd_unescape(line + i, &line[out]);
-			if (took == 0)
-				return 0;
-			out++;
-			i += took;
-		} else {
+		char byte = (char)c;
+		size_t took = 1;
+		if (c == '\\')
+			took = cd_unescape(line + i, &byte);
+		else if (cd_cclass[c] != CD_CL_NAME && !(c == '@' && n > 0))
 			break;
-		}
+		if (took == 0 || n >= CD_MAX_NAME_LEN)
+			return 0;
+		tail[t++] = byte;
+		n++;
+		i += took;
 	}
-	if (line[i] == '$')
-		line[out++] = line[i++];
-	size_t n = out - start;
-	if (n == 0 || n > CD_MAX_NAME_LEN || line[start] == '-' || line[start] == '@' ||
-	    (n == 1 && line[start] == '$'))
+	if (line[i] == '$') {	/* an optional final '$' */
+		if (n >= CD_MAX_NAME_LEN)
+			return 0;
+		tail[t++] = '$';
+		n++;
+		i++;
+	}
+	char lead = n > t ? line[start] : t > 0 ? tail[0] : '\0';
+	if (n == 0 || n > CD_MAX_NAME_LEN || lead == '-' || lead == '@' || (n == 1 && lead == '$'))
 		return 0;	/* an escaped '@' first would read back as a group */
 	/* The decoded name is shorter than its text when it held escapes: end it here. The byte
 	 * at i (a blank, '#' or the line's end) is left for the caller to judge. */
-	if (out < i)
-		line[out] = '\0';
+	memcpy(line + start + (n - t), tail, t);
+	if (start + n < i)
+		line[start + n] = '\0';
 	*name = line + start;
 	return i;
 }
@@ -242,8 +249,14 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 	size_t i = 0;
 	while (cd_class(line[i]) == CD_CL_BLANK)
 		i++;
-	if (i == len || line[i] == '#')
-		return;	/* blank or comment line */
+	if (i == len)
+		return;	/* blank line */
+	if (line[i] == '#') {	/* comment line */
+		size_t k = cd_find_ctrl(line, i, len);
+		if (k < len)
+			syntax_error(p, lineno, "control character in line", line + k, 1);
+		return;
+	}
 
 	struct cd_rule r = { .line = lineno };
 	size_t start = i;

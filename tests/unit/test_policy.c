@@ -321,6 +321,28 @@ static void test_error_name_with_suffix(void **state)
 	assert_int_equal(cd_cap_from_name("CAP_Sys_Admin", 13), CAP_SYS_ADMIN);
 }
 
+/* capdelegate.conf(5): a control character makes a line malformed, in its comment too. A
+ * comment's ESC sequence or carriage return can hide the rule before it on a terminal: "cat"
+ * of "bob cap_sys_admin # ESC[2K\r@staff cap_kill" shows only the harmless text. Tab and a
+ * trailing carriage return (DOS line end) stay allowed. Found by the model's differential test
+ * (tests/model): the module granted from such a file. */
+static void test_error_control_in_comment(void **state)
+{
+	(void)state;
+	static const struct { const char *text; size_t line; } bad[] = {
+		{ "alice cap_chown # \x1b[2K\r@staff cap_kill\n", 1 },
+		{ "alice cap_chown\n# \x01\n", 2 },
+		{ "  #\x7f\n", 1 },
+		{ "alice cap_chown,cap_kill #x\ry\n", 1 },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_rejected(bad[i].text, bad[i].line, "control character in line");
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "alice cap_chown #\ttab\r\n#\tcomment\r\n"), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 1);
+	cd_policy_free(&pol);
+}
+
 static void test_error_missing_field(void **state)
 {
 	(void)state;
@@ -342,6 +364,37 @@ static void test_error_bad_subject(void **state)
 	strcpy(longname + 300, " cap_chown\n");
 	expect_rejected(longname, 1, "bad subject");
 	free(longname);
+}
+
+/* A bad subject is shown as written, escapes and all. The names used to be decoded in place
+ * before they were judged, so the message showed the decoded bytes followed by what was left
+ * of the text: "\100alice" as '@aliceice', "\055x" as '-x55x' (found by the model's
+ * differential test, tests/model). */
+static void test_error_bad_subject_shown_as_written(void **state)
+{
+	(void)state;
+	const char *bs = "bad subject (a user name, @group or *): ";
+	char *want;
+	static const char *const cases[][2] = {
+		{ "\\100alice cap_chown\n", "'\\x5c100alice'" },
+		{ "\\055x cap_chown\n", "'\\x5c055x'" },
+		{ "@\\100ops cap_chown\n", "'@\\x5c100ops'" },
+		{ "\\044 cap_chown\n", "'\\x5c044'" },
+		{ "a\\141\\001b cap_chown\n", "'a\\x5c141\\x5c001b'" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_true(asprintf(&want, "%s%s", bs, cases[i][1]) > 0);
+		expect_rejected(cases[i][0], 1, want);
+		free(want);
+	}
+	/* 250 plain bytes and 10 escapes: 260 decoded bytes, too long; shown as written. */
+	char line[400] = "";
+	memset(line, 'a', 250);
+	for (int k = 0; k < 10; k++)
+		strcat(line, "\\142");
+	strcat(line, " cap_chown\n");
+	expect_rejected(line, 1, "bad subject (a user name, @group or *): 'aaaa");
+	assert_null(strstr(logged(), "bbbb"));
 }
 
 static void test_error_nul_byte(void **state)
@@ -948,8 +1001,10 @@ int main(void)
 		cmocka_unit_test_setup(test_directory_names, setup),
 		cmocka_unit_test_setup(test_error_unknown_capability, setup),
 		cmocka_unit_test_setup(test_error_name_with_suffix, setup),
+		cmocka_unit_test_setup(test_error_control_in_comment, setup),
 		cmocka_unit_test_setup(test_error_missing_field, setup),
 		cmocka_unit_test_setup(test_error_bad_subject, setup),
+		cmocka_unit_test_setup(test_error_bad_subject_shown_as_written, setup),
 		cmocka_unit_test_setup(test_error_nul_byte, setup),
 		cmocka_unit_test_setup(test_error_all_and_numbers, setup),
 		cmocka_unit_test_setup(test_error_list_shape, setup),

@@ -1,0 +1,734 @@
+#!/usr/bin/env python3
+"""diff.py: the policy model (policy_model.py, written from capdelegate.conf(5) alone) against
+the real pam_capdelegate.so through real PAM transactions (libpam, pam_wrapper, nss_wrapper)
+and against `capdelegate explain`, on generated policies, drop-ins and NSS fixtures.
+
+usage: diff.py [--bin CAPDELEGATE] [--seeds S,S,...] [--cases N] [--seconds T] [--explain-users K]
+               [--tsv] [--keep]
+
+Fixed seeds (--seeds, the suite `model` of ./lab test) or random seeds for --seconds (./lab fuzz).
+Each seed makes one NSS fixture (users, groups, primary gids, member lists) and N cases; each case
+is a main policy file and a drop-in directory. For each case every user of the fixture (and one
+unknown to NSS) logs in through libpam in one login process (pam_setcred, then pam_open_session,
+pI read back from /proc/self/status after each), and K of them through `capdelegate explain`.
+Compared with the model: pI (the grant within the bounding set), the module's NOTICE line
+(granted=, via=, rules=, policy=), the FILE:LINE of every policy error logged, and explain's pI,
+policy and match records. A disagreement is shrunk (drop-ins, lines, users) to the smallest
+policy that still shows it, which is printed with the model's and the code's answers.
+
+Needs root (the policy must be root-owned below root-owned directories; pI is set by capset).
+Exit status: 0 when everything agreed, 1 on a disagreement, 2 when it could not run.
+--tsv prints one PASS/FAIL line per seed for ./lab test (details on stderr).
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+from collections import Counter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import policy_model as M  # noqa: E402
+
+LIBDIR = "/usr/lib/x86_64-linux-gnu"
+
+
+COVER = Counter()   # what the generator made and what the model answered, for the report
+
+
+def log(*a):
+    print("model-diff:", *a, file=sys.stderr, flush=True)
+
+
+# ---- NSS fixture ----------------------------------------------------------------------------
+
+USER_POOL = [b"alice", b"bob", b"carol", b"dave", b"Alice", b"erin", b"root",
+             b"sue@corp.example.com", b"CORP\\alice", b"CORP\\100234", b"host$", b"jos\xc3\xa9",
+             b"a.b-c_d", b"123", b"hash#tag", b"dol$lar", b"space man", b"x" * 256, b"y" * 257,
+             b"O'Brien", b"a,b", b"back\\", b"CORP\\134", b"CORP\\400123", b"$", b"m$"]
+GROUP_POOL = [b"netops", b"NETOPS", b"staff", b"linux admins", b"domain users@corp",
+              b"grp$", b"g\\x", b"wheel", b"\xc3\xa9quipe", b"g" * 256, b"h" * 257, b"audit",
+              b"a.b", b"100", b"G\\040"]
+
+
+def make_fixture(rnd):
+    """Users (name, uid, primary gid) and groups (name, gid, members) for one seed."""
+    names = rnd.sample(USER_POOL, rnd.randint(5, 10))
+    gnames = rnd.sample(GROUP_POOL, rnd.randint(3, 7))
+    groups = [M.Group(g, 3000 + i, []) for i, g in enumerate(gnames)]
+    users = []
+    for i, n in enumerate(names):
+        uid = 0 if n == b"root" else 1000 + i
+        # A user-private group with the user's name, or a shared group as the primary group
+        # (membership through the primary gid, the group's member list maybe empty).
+        if rnd.random() < 0.4 and groups:
+            gid = rnd.choice(groups).gid
+        else:
+            gid = 2000 + i
+            if rnd.random() < 0.5:
+                groups.append(M.Group(n, gid, []))
+        users.append(M.User(n, uid, gid))
+    for g in groups:
+        for u in users:
+            if b"," not in u.name and rnd.random() < 0.35:
+                g.members.append(u.name)
+    return users, groups
+
+
+def write_fixture(dirpath, users, groups):
+    with open(os.path.join(dirpath, "passwd"), "wb") as f:
+        for u in users:
+            f.write(b"%s:x:%d:%d::/nonexistent:/bin/sh\n" % (u.name, u.uid, u.gid))
+    with open(os.path.join(dirpath, "group"), "wb") as f:
+        for g in groups:
+            f.write(b"%s:x:%d:%s\n" % (g.name, g.gid, b",".join(g.members)))
+
+
+# ---- policy generator -----------------------------------------------------------------------
+
+def written_name(rnd, name):
+    """A name as a policy writes it (5: \\ooo for any other byte; an ordinary byte may be
+    escaped too; a backslash that three octal digits follow is \\134)."""
+    pieces = []
+    for i, c in enumerate(name):
+        plain = (c in M.NAME_BYTES or c == 0x5C or (c == 0x40 and i > 0)
+                 or (c == 0x24 and i == len(name) - 1))
+        pieces.append(bytes([c]) if plain and rnd.random() > 0.08 else b"\\%03o" % c)
+        if not plain:
+            COVER["name: escape needed"] += 1
+        elif len(pieces[-1]) == 4:
+            COVER["name: ordinary byte escaped"] += 1
+    for i in range(len(pieces) - 2, -1, -1):
+        rest = b"".join(pieces[i + 1:])
+        # \\4xx to \\7xx are no escapes: a plain backslash may stay (messages show \\134).
+        if pieces[i] == b"\\" and re.match(rb"[0-7]{3}", rest) and (
+                rest[0] in b"0123" or rnd.random() > 0.5):
+            pieces[i] = b"\\134"
+    return b"".join(pieces)
+
+
+FAVOURITE_CAPS = ["cap_net_raw", "cap_net_admin", "cap_kill", "cap_syslog", "cap_bpf",
+                  "cap_perfmon", "cap_checkpoint_restore", "cap_sys_resource", "cap_chown",
+                  "cap_audit_read", "cap_wake_alarm"]
+
+
+def cap_token(rnd):
+    name = rnd.choice(FAVOURITE_CAPS) if rnd.random() < 0.7 else rnd.choice(sorted(M.CAPS))
+    r = rnd.random()
+    if r < 0.15:
+        COVER["caps: upper case"] += 1
+        return name.upper()
+    if r < 0.25:
+        COVER["caps: mixed case"] += 1
+        return "".join(ch.upper() if rnd.random() < 0.5 else ch for ch in name)
+    return name
+
+
+def blanks(rnd, least=0):
+    return "".join(rnd.choice(" \t" if rnd.random() < 0.3 else " ")
+                   for _ in range(rnd.choice([least, least, least + 1, least + 3])))
+
+
+def caps_field(rnd):
+    if rnd.random() < 0.15:
+        COVER["caps: none"] += 1
+        return rnd.choice(["none", "none", "NONE", "None"])
+    toks = [cap_token(rnd) for _ in range(rnd.choice([1, 1, 2, 3, 5]))]
+    if rnd.random() < 0.1:
+        toks.append(toks[0])                       # a duplicate
+        COVER["caps: duplicate"] += 1
+    return "".join((blanks(rnd) + "," + blanks(rnd) if i else "") + t for i, t in enumerate(toks))
+
+
+def subject(rnd, users, groups):
+    r = rnd.random()
+    if r < 0.12:
+        COVER["subject: *"] += 1
+        return b"*"
+    if r < 0.5:
+        COVER["subject: @group"] += 1
+        return b"@" + written_name(rnd, rnd.choice(groups).name)
+    if r < 0.58:
+        COVER["subject: user unknown to NSS"] += 1
+        return written_name(rnd, rnd.choice([b"nobody", b"zed", b"Bob", b"netops"]))
+    COVER["subject: user"] += 1
+    return written_name(rnd, rnd.choice(users).name)
+
+
+# Lines the page says are malformed, and near misses; each must reject the whole policy.
+BAD_LINES = [
+    b"alice cap_bogus", b"alice cap_sys_admin-i", b"alice cap_setuid2", b"alice all",
+    b"alice ALL", b"alice 12", b"alice cap_net_raw,,cap_kill", b"alice cap_net_raw,",
+    b",cap_net_raw alice", b"alice cap_net_raw cap_kill", b"alice none,cap_kill",
+    b"alice cap_kill, none", b"alice none,none", b"alice", b"@netops", b"*", b"@ cap_kill",
+    b"alice\\000 cap_kill", b"ali\\001ce cap_kill", b"ali\\400ce cap_kill", b"a\\477 cap_kill",
+    b"ali$ce cap_kill", b"-alice cap_kill", b"@-ops cap_kill", b"@@ops cap_kill",
+    b"*x cap_kill", b"@* cap_kill", b"al*ice cap_kill", b"ali\x01ce cap_kill",
+    b"alice cap_kill\x00", b"alice\x7f cap_kill", b"alice cap_kill\r\r", b"alice\rcap_kill",
+    b"jos\xc3\xa9 cap_kill", b"x" * 257 + b" cap_kill", b"@" + b"g" * 257 + b" cap_kill",
+    b"alice cap_net", b"alice cap_sys", b"alice cap_net_raw_", b"alice cap_net_raw.",
+    b"alice cap_net_raw;cap_kill", b"alice \"cap_kill\"", b"alice 0x2000", b"alice cap_kill=i",
+    b"alice +cap_kill", b"alice cap_kill,cap_", b"alice,bob cap_kill", b"$ cap_kill",
+    b"@$ cap_kill", b"\\044 cap_kill", b"alice\\100 cap_kill", b"alice cap_kill # \x02",
+    b"\\100alice cap_kill", b"\\055alice cap_kill", b"ali ce cap_kill",
+]
+
+
+def random_line(rnd, users, groups, bad_rate):
+    r = rnd.random()
+    if r < bad_rate:
+        COVER["line: bad or near miss (%d kinds)" % len(BAD_LINES)] += 1
+        return rnd.choice(BAD_LINES)
+    if r < bad_rate + 0.05:
+        COVER["line: empty"] += 1
+        return b""
+    if r < bad_rate + 0.1:
+        COVER["line: comment"] += 1
+        return (blanks(rnd) + "#" + rnd.choice([" comment", "alice cap_sys_admin", "", "#"])).encode()
+    if r < bad_rate + 0.13:
+        COVER["line: blanks only"] += 1
+        return blanks(rnd, 1).encode()
+    COVER["line: rule"] += 1
+    lead = rnd.random() < 0.1
+    COVER["line: leading blanks"] += lead
+    line = (blanks(rnd).encode() if lead else b"") + subject(rnd, users, groups)
+    line += blanks(rnd, 1).encode() + caps_field(rnd).encode() + blanks(rnd).encode()
+    if rnd.random() < 0.15:
+        COVER["line: trailing comment"] += 1
+        line += (blanks(rnd) + "# " + rnd.choice(["why", "cap_kill", "x,y", "#"])).encode()
+    return line
+
+
+def random_file(rnd, users, groups, bad_rate):
+    lines = [random_line(rnd, users, groups, bad_rate)
+             for _ in range(rnd.choice([0, 1, 2, 3, 4, 6, 10]))]
+    crlf = rnd.random() < 0.1
+    COVER["file: CRLF"] += crlf
+    text = b"".join(l + (b"\r\n" if crlf else b"\n") for l in lines)
+    if text and rnd.random() < 0.1:
+        COVER["file: no final newline"] += 1
+        text = text.rstrip(b"\r\n")               # no newline at the end
+    return text
+
+
+DROPIN_NAMES = [b"10-ops.conf", b"20-dev.conf", b"9-late.conf", b"B.conf", b"a.conf",
+                b"a.conf.conf", b"x.conf~", b".hidden.conf", b"notes.txt", b"README",
+                b"UPPER.CONF", b".conf", b"z.conf.bak", b"sp ace.conf", b"-dash.conf",
+                b"x.con", b"conf"]
+
+
+def make_case(rnd, users, groups):
+    bad_rate = rnd.choice([0, 0, 0, 0.02, 0.1])
+    main = random_file(rnd, users, groups, bad_rate)
+    if rnd.random() < 0.03:
+        main = None                               # missing main file
+        COVER["case: main file missing"] += 1
+    dropins = None
+    if rnd.random() < 0.6:
+        dropins = {}
+        for name in rnd.sample(DROPIN_NAMES, rnd.choice([0, 1, 2, 3, 4])):
+            dropins[name] = random_file(rnd, users, groups, bad_rate)
+            COVER["drop-in: read" if M.dropin_is_read(name) else "drop-in: not read (name)"] += 1
+        if rnd.random() < 0.02:
+            dropins[b"sub.conf"] = "dir"          # not a regular file: unsafe
+            COVER["drop-in: a directory"] += 1
+    if main is not None and rnd.random() < 0.02:
+        # The size limit, all files together: exactly 1 MiB, or one byte more.
+        total = len(main) + sum(len(v) for k, v in (dropins or {}).items()
+                                if M.dropin_is_read(k) and v != "dir")
+        pad = M.MAX_SIZE - total - 3 + rnd.choice([0, 1])
+        if pad > 0:
+            main += b"#" + b"p" * pad + b"\n\n"
+            COVER["case: size limit, 1 MiB %s" % ("+ 1" if pad + total + 3 > M.MAX_SIZE else "exactly")] += 1
+    return main, dropins
+
+
+# ---- running the code -----------------------------------------------------------------------
+
+class Lab:
+    """A work directory under /run (policies must sit below root-owned, non-writable
+    directories), the fixture, and the PAM driver process."""
+
+    def __init__(self, bin_, users, groups, keep=False):
+        self.bin = bin_
+        self.build = os.path.dirname(os.path.abspath(bin_))
+        self.users, self.groups = users, groups
+        self.keep = keep
+        base = "/run" if os.geteuid() == 0 else tempfile.gettempdir()
+        self.dir = tempfile.mkdtemp(prefix="cd-model-", dir=base)
+        os.chmod(self.dir, 0o755)
+        self.conf = os.path.join(self.dir, "policy.conf")
+        self.confdir = os.path.join(self.dir, "capdelegate.d")
+        self.empty = os.path.join(self.dir, "empty")
+        os.mkdir(self.empty)
+        os.mkdir(os.path.join(self.dir, "services"))
+        write_fixture(self.dir, users, groups)
+        module = os.path.join(self.build, ".libs", "pam_capdelegate.so")
+        args = "config=%s confdir=%s" % (self.conf, self.confdir)
+        with open(os.path.join(self.dir, "services", "model"), "w") as f:
+            f.write("auth required pam_permit.so\nauth optional %s %s\n"
+                    "session required %s %s\n" % (module, args, module, args))
+        fault = os.path.join(self.build, "tests", "stack", ".libs", "nss_fault.so")
+        self.nss_env = dict(os.environ, NSS_WRAPPER_PASSWD=os.path.join(self.dir, "passwd"),
+                            NSS_WRAPPER_GROUP=os.path.join(self.dir, "group"),
+                            LD_PRELOAD="%s:%s/libnss_wrapper.so" % (fault, LIBDIR))
+        pam_env = dict(self.nss_env, PAM_WRAPPER="1", PAM_WRAPPER_DEBUGLEVEL="2",
+                       PAM_WRAPPER_SERVICE_DIR=os.path.join(self.dir, "services"),
+                       LD_PRELOAD="%s:%s/libpam_wrapper.so:%s/libnss_wrapper.so"
+                       % (fault, LIBDIR, LIBDIR))
+        self.driver = subprocess.Popen([sys.executable, os.path.join(HERE, "pam_driver.py")],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, env=pam_env)
+
+    def close(self):
+        self.driver.stdin.close()
+        self.driver.wait()
+        if not self.keep:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def install(self, main, dropins):
+        for p in (self.conf,):
+            if os.path.lexists(p):
+                os.unlink(p)
+        shutil.rmtree(self.confdir, ignore_errors=True)
+        if main is not None:
+            write_root_file(self.conf, main)
+        if dropins is not None:
+            os.mkdir(self.confdir)
+            os.chmod(self.confdir, 0o755)
+            for name, data in dropins.items():
+                p = os.path.join(self.confdir.encode(), name)
+                if data == "dir":
+                    os.mkdir(p)
+                    os.chmod(p, 0o755)
+                else:
+                    write_root_file(p, data)
+
+    def pam(self, names):
+        self.driver.stdin.write(("model " + " ".join(n.hex() for n in names) + "\n").encode())
+        self.driver.stdin.flush()
+        line = self.driver.stdout.readline()
+        if not line:
+            raise RuntimeError("the PAM driver died")
+        res = json.loads(line)
+        if isinstance(res, dict):
+            raise RuntimeError("PAM driver: %s" % res["error"])
+        return res
+
+    def explain(self, name):
+        p = subprocess.run([self.bin, "explain", name, "--config", self.conf, "--confdir",
+                            self.confdir, "--tsv", self.empty], env=self.nss_env,
+                           capture_output=True)
+        return p.returncode, p.stdout, p.stderr
+
+
+def write_root_file(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+    os.chmod(path, 0o644)
+
+
+def bounding_set():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("CapBnd:"):
+                return int(line.split()[1], 16)
+    return 0
+
+
+BOUNDING = bounding_set()
+
+
+def mask(caps):
+    return sum(1 << c for c in caps)
+
+
+def caps_of_text(text):
+    if text == "none":
+        return frozenset()
+    return frozenset(M.CAPS.get(n, -1) for n in text.split(","))
+
+
+# ---- comparing ------------------------------------------------------------------------------
+
+def short(name):
+    """A name for a report: escaped, long ones cut."""
+    t = repr(name)[2:-1]
+    return t if len(t) <= 40 else "%s...(%d bytes)" % (t[:24], len(name))
+
+
+def esc(name):
+    """A name in the messages' form (5: every message shows a name in the form a policy
+    writes it): ordinary bytes as they are, any other byte \\ooo, a backslash that three
+    octal digits follow \\134."""
+    return written_name(NO_RANDOM, name).decode("ascii")
+
+
+class NoRandom:
+    @staticmethod
+    def random():
+        return 1.0
+
+
+NO_RANDOM = NoRandom()
+
+
+def esc_location(path):
+    """The FILE of a FILE:LINE location as capdelegate(8) prints it: backslash, control
+    characters (C0, DEL, C1), invisible format characters (Cf, Zl, Zp) and bytes that are not
+    UTF-8 as \\xNN per byte, and a space too (a location is one word)."""
+    out = []
+    text = path.encode("latin-1").decode("utf-8", "surrogateescape")
+    for ch in text:
+        o = ord(ch)
+        raw = ch.encode("utf-8", "surrogateescape")
+        if (0xDC80 <= o <= 0xDCFF or ch == "\\" or o < 0x20 or 0x7F <= o <= 0x9F
+                or unicodedata.category(ch) in ("Cf", "Zl", "Zp") or ch == " "):
+            out.append("".join("\\x%02x" % x for x in raw))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def rules_text(rules):
+    return ",".join("%s:%d" % (esc_location(r.file), r.line) for r in rules) or "none"
+
+
+def notice_fields(logtext):
+    for line in logtext.splitlines():
+        m = re.search(r"SYSLOG\(5\): (user=.*)", line)
+        if m:
+            return dict(kv.split("=", 1) for kv in m.group(1).split(" ") if "=" in kv)
+    return None
+
+
+def error_locations(logtext, paths):
+    """The FILE:LINE of each policy error the module logged, FILE as @paths spell it."""
+    shown = {esc_location(p): p for p in paths}
+    locs = set()
+    for line in logtext.splitlines():
+        m = re.search(r"SYSLOG\(3\): (\S*?):(\d+): ", line)
+        if m and m.group(1) in shown:
+            locs.add((shown[m.group(1)], int(m.group(2))))
+    return locs
+
+
+STATUS_WORDS = {"ok": "ok", "missing": "missing", "syntax error": "syntax error",
+                "unsafe": "unsafe"}
+
+
+def compare_pam(policy, user, res, paths):
+    """Disagreements (strings) between the model and one PAM transaction."""
+    d = []
+    if res.get("start") != 0:
+        return ["pam_start failed: %r" % res]
+    if user is None:
+        want = 0
+    else:
+        g = M.resolve(policy, user, LAB_GROUPS[0])
+        want = mask(g.caps) & BOUNDING
+    for step in ("setcred", "session"):
+        if res[step] != 0:
+            d.append("pam_%s returned %d, want PAM_SUCCESS (no strict)" % (step, res[step]))
+        if res["pi_" + step] != want:
+            d.append("pI after %s is %s, model %s" % (
+                step, M.cap_text(c for c in range(64) if res["pi_" + step] >> c & 1),
+                M.cap_text(c for c in range(64) if want >> c & 1)))
+    if user is None:
+        return d
+    f = notice_fields(res["log"])
+    if f is None:
+        return d + ["no NOTICE line in the module's log"]
+    g = M.resolve(policy, user, LAB_GROUPS[0])
+    # 8: granted is what pI holds; dropped_bounding what the bounding set kept out.
+    kept = frozenset(c for c in g.caps if BOUNDING >> c & 1)
+    if caps_of_text(f.get("granted", "")) != kept:
+        d.append("log granted=%s, model %s" % (f.get("granted"), M.cap_text(kept)))
+    if caps_of_text(f.get("dropped_bounding", "")) != g.caps - kept:
+        d.append("log dropped_bounding=%s, model %s" % (f.get("dropped_bounding"),
+                                                         M.cap_text(g.caps - kept)))
+    if f.get("via") != g.via:
+        d.append("log via=%s, model %s" % (f.get("via"), g.via))
+    if f.get("policy") and f["policy"] != policy.status.split()[0]:
+        d.append("log policy=%s, model %s" % (f.get("policy"), policy.status))
+    if policy.status == "ok" and f.get("rules") != rules_text(g.rules):
+        d.append("log rules=%s, model %s" % (f.get("rules"), rules_text(g.rules)))
+    logged = f.get("user", "")
+    if logged != esc(user.name) and not (logged.endswith("...")
+                                         and esc(user.name).startswith(logged[:-3])):
+        d.append("log user=%s, model %s" % (logged, esc(user.name)))
+    want_errs = {(p, n) for p, n, _ in policy.errors}
+    if policy.status == "syntax error" and len(want_errs) <= 5:
+        got = error_locations(res["log"], paths)
+        if got != want_errs:
+            d.append("errors logged at %s, model at %s" % (
+                fmt_locs(got), fmt_locs(want_errs)))
+    return d
+
+
+def fmt_locs(locs):
+    return ", ".join("%s:%d" % (os.path.basename(p), n) for p, n in sorted(locs)) or "none"
+
+
+def compare_explain(policy, user, rc, out, err):
+    d = []
+    recs = [l.split("\t") for l in out.decode("utf-8", "backslashreplace").splitlines()]
+    if user is None:
+        if rc != 2 or any(r[0] == "pI" for r in recs):
+            d.append("explain of a user unknown to NSS: exit %d, want 2 and no pI" % rc)
+        return d
+    g = M.resolve(policy, user, LAB_GROUPS[0])
+    pi = [r for r in recs if r[0] == "pI"]
+    if len(pi) != 1:
+        return ["explain printed no pI record (exit %d): %s" % (rc, err.decode(errors="replace"))]
+    if caps_of_text(pi[0][1]) != g.caps or pi[0][2] != g.via:
+        d.append("explain pI %s via %s, model %s via %s" % (pi[0][1], pi[0][2],
+                                                              M.cap_text(g.caps), g.via))
+    st = [r for r in recs if r[0] == "policy"]
+    if not st or st[0][2] != policy.status:
+        d.append("explain policy status %s, model %s" % (st[0][2] if st else "-", policy.status))
+    matches = [r[1] for r in recs if r[0] == "match"]
+    if policy.status == "ok" and matches != ["%s:%d" % (esc_location(r.file), r.line) for r in g.rules]:
+        d.append("explain match lines %s, model %s" % (",".join(matches) or "none",
+                                                        rules_text(g.rules)))
+    want_rc = 0 if policy.status == "ok" else 2
+    if rc != want_rc:
+        d.append("explain exit %d, want %d" % (rc, want_rc))
+    return d
+
+
+LAB_GROUPS = [None]   # the current fixture's groups (set per seed)
+
+
+class Case:
+    def __init__(self, main, dropins):
+        self.main, self.dropins = main, dropins
+
+    def policy(self, lab):
+        return M.load(lab.conf, self.main, lab.confdir, self.dropins)
+
+    def paths(self, lab):
+        return {lab.conf} | {os.path.join(lab.confdir, n.decode("latin-1"))
+                             for n in (self.dropins or {})}
+
+
+def check_case(lab, case, users, explain_users):
+    """Run one case; returns [(user name, channel, [disagreements])]."""
+    lab.install(case.main, case.dropins)
+    policy = case.policy(lab)
+    paths = case.paths(lab)
+    COVER["model: policy %s" % policy.status] += 1
+    for u in users:
+        COVER["model: grant via %s" % M.resolve(policy, u, LAB_GROUPS[0]).via] += 1
+    out = []
+    names = [u.name for u in users] + [b"nosuchuser"]
+    byname = {u.name: u for u in users}
+    for name, res in zip(names, lab.pam(names)):
+        d = compare_pam(policy, byname.get(name), res, paths)
+        if d:
+            out.append((name, "pam", d))
+    for name in explain_users:
+        rc, so, se = lab.explain(name)
+        d = compare_explain(policy, byname.get(name), rc, so, se)
+        if d:
+            out.append((name, "explain", d))
+    return out
+
+
+# ---- shrinking ------------------------------------------------------------------------------
+
+def still_fails(lab, case, user, channel):
+    lab.install(case.main, case.dropins)
+    policy = case.policy(lab)
+    if channel == "pam":
+        res = lab.pam([user.name if user else b"nosuchuser"])[0]
+        return bool(compare_pam(policy, user, res, case.paths(lab)))
+    rc, so, se = lab.explain(user.name if user else b"nosuchuser")
+    return bool(compare_explain(policy, user, rc, so, se))
+
+
+def split_lines(data):
+    return data.splitlines(keepends=True) if data else []
+
+
+def shrink(lab, case, user, channel, budget=300):
+    """Fewer drop-ins, then fewer lines (halves, then one at a time), while it still fails."""
+    tries = [0]
+
+    def fails(c):
+        tries[0] += 1
+        return tries[0] <= budget and still_fails(lab, c, user, channel)
+
+    if case.dropins:
+        for name in list(case.dropins):
+            smaller = dict(case.dropins)
+            del smaller[name]
+            if fails(Case(case.main, smaller)):
+                case = Case(case.main, smaller)
+        if not case.dropins and fails(Case(case.main, None)):
+            case = Case(case.main, None)
+
+    def shrink_text(get, put):
+        nonlocal case
+        lines = split_lines(get(case))
+        chunk = max(1, len(lines) // 2)
+        while chunk >= 1 and lines:
+            i = 0
+            while i < len(lines):
+                cand = lines[:i] + lines[i + chunk:]
+                c = put(case, b"".join(cand))
+                if fails(c):
+                    lines, case = cand, c
+                else:
+                    i += chunk
+            chunk //= 2
+
+    if case.main is not None:
+        shrink_text(lambda c: c.main, lambda c, t: Case(t, c.dropins))
+    for name in list(case.dropins or {}):
+        if case.dropins[name] != "dir":
+            shrink_text(lambda c, n=name: c.dropins[n],
+                        lambda c, t, n=name: Case(c.main, {**c.dropins, n: t}))
+    return case
+
+
+def show_case(lab, case, user, channel, groups):
+    policy = case.policy(lab)
+    lab.install(case.main, case.dropins)
+    lines = ["smallest case (%s):" % channel]
+
+    def show_file(label, data):
+        if data is None:
+            lines.append("  %s: missing" % label)
+        elif data == "dir":
+            lines.append("  %s: a directory" % label)
+        else:
+            lines.append("  %s:" % label)
+            for i, l in enumerate(split_lines(data), 1):
+                lines.append("    %3d| %s" % (i, repr(l)[2:-1]))
+    show_file("policy.conf", case.main)
+    if case.dropins is not None:
+        lines.append("  capdelegate.d/: %s" % (", ".join(repr(n)[2:-1] for n in case.dropins) or "empty"))
+        for n, data in case.dropins.items():
+            show_file("capdelegate.d/" + repr(n)[2:-1], data)
+    if user is None:
+        lines.append("  user: nosuchuser (unknown to NSS)")
+    else:
+        mine = sorted(M.groups_of(user, groups))
+        lines.append("  user: %s (gid %d; groups %s)" % (short(user.name), user.gid,
+                                                           ", ".join(short(g) for g in mine) or "none"))
+        g = M.resolve(policy, user, groups)
+        lines.append("  model: policy %s; grant %s via %s" % (policy.status, M.cap_text(g.caps), g.via))
+        for f, n, why in policy.errors[:5]:
+            lines.append("    model error %s:%d: %s" % (os.path.basename(f), n, why))
+    if channel == "pam":
+        res = lab.pam([user.name if user else b"nosuchuser"])[0]
+        lines.append("  code:  " + "; ".join(compare_pam(policy, user, res, case.paths(lab))))
+        for l in res.get("log", "").splitlines():
+            if "SYSLOG" in l and "no default config" not in l:
+                lines.append("    log: " + l.split("SYSLOG", 1)[1])
+    else:
+        rc, so, se = lab.explain(user.name if user else b"nosuchuser")
+        lines.append("  code:  " + "; ".join(compare_explain(policy, user, rc, so, se)))
+        for l in (so + se).decode(errors="replace").splitlines():
+            lines.append("    explain: " + l)
+    return "\n".join(lines)
+
+
+# ---- driver ---------------------------------------------------------------------------------
+
+def run_seed(args, seed, deadline=None):
+    rnd = random.Random(seed)
+    users, groups = make_fixture(rnd)
+    LAB_GROUPS[0] = groups
+    lab = Lab(args.bin, users, groups, args.keep)
+    stats = {"cases": 0, "logins": 0, "explains": 0}
+    found = []
+    try:
+        for _ in range(args.cases):
+            if deadline and time.time() > deadline:
+                break
+            case = Case(*make_case(rnd, users, groups))
+            ex = rnd.sample(users, min(args.explain_users, len(users)))
+            ex_names = [u.name for u in ex] + ([b"nosuchuser"] if rnd.random() < 0.1 else [])
+            bad = check_case(lab, case, users, ex_names)
+            stats["cases"] += 1
+            stats["logins"] += len(users) + 1
+            stats["explains"] += len(ex_names)
+            if bad:
+                name, channel, d = bad[0]
+                user = next((u for u in users if u.name == name), None)
+                small = shrink(lab, case, user, channel)
+                text = show_case(lab, small, user, channel, groups)
+                found.append((seed, name, channel, d, text))
+                log("seed %d: %s: %s" % (seed, short(name), "; ".join(d)))
+                log(text)
+                if len(found) >= args.max_findings:
+                    break
+    finally:
+        lab.close()
+    return stats, found
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--bin", default=os.path.join(os.environ.get(
+        "LAB_BUILD", os.path.join(ROOT, "_build", "host")), "capdelegate"))
+    ap.add_argument("--seeds", default="1,2,3,4")
+    ap.add_argument("--cases", type=int, default=20)
+    ap.add_argument("--seconds", type=float, default=0)
+    ap.add_argument("--explain-users", type=int, default=3)
+    ap.add_argument("--max-findings", type=int, default=1)
+    ap.add_argument("--tsv", action="store_true")
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        if args.tsv:
+            print("SKIP\tmodel: differential test\tneeds root (root-owned policies, capset)")
+            return 0
+        log("needs root")
+        return 2
+    if not os.access(args.bin, os.X_OK):
+        log("%s not built" % args.bin)
+        return 2
+    t0 = time.time()
+    total = {"cases": 0, "logins": 0, "explains": 0}
+    failed = 0
+    if args.seconds:
+        deadline = t0 + args.seconds
+        seeds = iter(lambda: random.SystemRandom().randrange(1 << 32), None)
+    else:
+        deadline = None
+        seeds = iter(int(s) for s in args.seeds.split(","))
+    for seed in seeds:
+        if deadline and time.time() > deadline:
+            break
+        stats, found = run_seed(args, seed, deadline)
+        for k in total:
+            total[k] += stats[k]
+        if args.tsv:
+            if found:
+                for s, name, channel, d, _ in found:
+                    print("FAIL\tmodel seed %d: %s %s: %s" % (s, channel, short(name), d[0]))
+            else:
+                print("PASS\tmodel seed %d: %d cases, %d logins, %d explains agree with the model"
+                      % (seed, stats["cases"], stats["logins"], stats["explains"]))
+        failed += len(found)
+    log("coverage: " + "; ".join("%s %d" % kv for kv in sorted(COVER.items())))
+    log("%d cases, %d PAM logins, %d explains, %d disagreements, %.1f s" % (
+        total["cases"], total["logins"], total["explains"], failed, time.time() - t0))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

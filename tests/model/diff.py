@@ -398,8 +398,11 @@ def esc_location(path):
     return "".join(out)
 
 
-def rules_text(rules):
-    return ",".join("%s:%d" % (esc_location(r.file), r.line) for r in rules) or "none"
+def rules_text(rules, cut=None):
+    """FILE:LINE,... of @rules; after @cut of them (8: 16 in the log line) ",...N_rules"."""
+    shown = rules if cut is None or len(rules) <= cut else rules[:cut]
+    text = ",".join("%s:%d" % (esc_location(r.file), r.line) for r in shown) or "none"
+    return text if len(shown) == len(rules) else "%s,...%d_rules" % (text, len(rules))
 
 
 def notice_fields(logtext):
@@ -457,10 +460,10 @@ def compare_pam(policy, user, res, paths):
                                                          M.cap_text(g.caps - kept)))
     if f.get("via") != g.via:
         d.append("log via=%s, model %s" % (f.get("via"), g.via))
-    if f.get("policy") and f["policy"] != policy.status.split()[0]:
+    if f.get("policy", "").replace("_", " ") != policy.status:
         d.append("log policy=%s, model %s" % (f.get("policy"), policy.status))
-    if policy.status == "ok" and f.get("rules") != rules_text(g.rules):
-        d.append("log rules=%s, model %s" % (f.get("rules"), rules_text(g.rules)))
+    if policy.status == "ok" and f.get("rules") != rules_text(g.rules, 16):
+        d.append("log rules=%s, model %s" % (f.get("rules"), rules_text(g.rules, 16)))
     logged = f.get("user", "")
     if logged != esc(user.name) and not (logged.endswith("...")
                                          and esc(user.name).startswith(logged[:-3])):

@@ -225,6 +225,16 @@ t_import_manpage_pair() {
   want_line "$OUT" "@admins         none"
 }
 
+# Whether 'xnetops' also means group netops decides the translation: when that lookup fails,
+# nothing is translated (exit 2), never read as "no such group".
+t_import_accident_lookup_outage() {
+  local p; p=$(printf 'cap_syslog xnetops\ncap_kill *\n' | pam_cap_conf)
+  CD_FAULT_GROUPS=netops:2000 cd_nss import-pam-cap "$p"; want_rc 2
+  want_text "$ERR" "cannot look up group netops: Resource temporarily unavailable: nothing translated"
+  [ ! -s "$OUT" ] || fail "a translation was printed"
+  cd_nss import-pam-cap "$p"; want_rc 1; want_line "$OUT" "*               none"
+}
+
 t_import_errors() {
   cd_nss import-pam-cap "$CASE_DIR/missing.conf"; want_rc 2
   want_text "$ERR" "$CASE_DIR/missing.conf: No such file or directory"
@@ -249,5 +259,6 @@ IMPORT_CASES=(
   import_all_ambient_bounding import_long_line import_pam_cap_words import_nul_and_outage import_errors
   import_two_groups_any_membership import_group_then_user import_bare_word_group_pair
   import_all_then_later_line import_manpage_pair import_long_line_blank_piece
+  import_accident_lookup_outage
   "${IMPORT_DIFF_SEEDS[@]/#/import_diff_}"
 )

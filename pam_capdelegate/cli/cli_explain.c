@@ -184,6 +184,34 @@ static void explain_error(const char *name, const char *what)
 	fprintf(stderr, ": %s: login grants nothing\n", what);
 }
 
+/* A group lookup failed: login grants nothing when the grant depends on the groups (-1); when
+ * it does not (cd_policy_needs_groups: the user's own line decides, or no line names a group),
+ * login does not look them up, and the grant shown here does not use them: say so, and show
+ * no groups (0). */
+static int groups_failed(struct cd_user *u, const struct cd_policy *pol)
+{
+	int saved = errno;
+	char *why = NULL;
+	if (asprintf(&why, "cannot look up %s %s: %s", u->failed_kind ? u->failed_kind : "the groups of",
+		     u->failed ? u->failed : "", strerror(saved)) < 0)
+		why = NULL;
+	int needed = pol->status != CD_POLICY_OK || cd_policy_needs_groups(pol, u);
+	if (needed) {
+		explain_error(u->name, why ? why : "cannot look up the groups");
+	} else {
+		fputs("capdelegate: explain: ", stderr);
+		cli_print_name(stderr, u->name);
+		fprintf(stderr, ": %s: not needed, login does not look the groups up: %s\n",
+			why ? why : "cannot look up the groups", cd_policy_names_user(pol, u) ?
+			"the user's own line decides" : "the policy names no group");
+		for (size_t i = 0; i < u->ngroups; i++)
+			free(u->groups[i]);
+		u->ngroups = 0;
+	}
+	free(why);
+	return needed ? -1 : 0;
+}
+
 /* The module's order: the account (canonical name), the policy, then the groups the policy
  * needs, where any lookup error means nothing is granted. */
 static int cli_explain_user(const char *name, const char *config, const char *confdir, char **paths,
@@ -198,13 +226,7 @@ static int cli_explain_user(const char *name, const char *config, const char *co
 	struct cd_policy pol;
 	struct cd_grant g = { 0 };
 	enum cd_status st = cli_load_policy(&pol, config, confdir);
-	if (cd_user_load_groups(&u, &pol) < 0) {
-		char *why = NULL;
-		if (asprintf(&why, "cannot look up %s %s: %s", u.failed_kind ? u.failed_kind : "the groups of",
-			     u.failed ? u.failed : "", strerror(errno)) < 0)
-			why = NULL;
-		explain_error(u.name, why ? why : "cannot look up the groups");
-		free(why);
+	if (cd_user_load_groups(&u, &pol) < 0 && groups_failed(&u, &pol) < 0) {
 		cd_policy_free(&pol);
 		cd_user_free(&u);
 		return CLI_ERROR;

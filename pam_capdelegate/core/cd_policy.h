@@ -149,6 +149,10 @@ int cd_rule_may_match(const struct cd_rule *rule, void *u);
 /* True if a kept rule names @u itself (then groups do not matter). */
 int cd_policy_names_user(const struct cd_policy *pol, const struct cd_user *u);
 int cd_policy_has_group_rules(const struct cd_policy *pol);
+/* Does @u's grant depend on @u's groups? Only when the policy was read, no line names @u and
+ * some line names a group: a user whose own line decides needs no group lookup, and an NSS
+ * outage of the groups must not take the grant away (the module and explain alike). */
+int cd_policy_needs_groups(const struct cd_policy *pol, const struct cd_user *u);
 
 /* Resolve @u against a loaded policy: user lines win, then @group lines, then "*".
  * A policy whose status is not OK grants nothing. 0 on success, -1 on malloc failure. */

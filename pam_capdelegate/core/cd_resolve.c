@@ -81,6 +81,12 @@ int cd_policy_has_group_rules(const struct cd_policy *pol)
 	return 0;
 }
 
+int cd_policy_needs_groups(const struct cd_policy *pol, const struct cd_user *u)
+{
+	return pol->status == CD_POLICY_OK && !cd_policy_names_user(pol, u) &&
+	       cd_policy_has_group_rules(pol);
+}
+
 int cd_resolve(const struct cd_policy *pol, const struct cd_user *u, struct cd_grant *g)
 {
 	static const enum cd_subject_kind order[] = { CD_SUBJECT_USER, CD_SUBJECT_GROUP, CD_SUBJECT_DEFAULT };

@@ -53,7 +53,7 @@ struct saved_grant {
 	char *account;		/* the account's canonical name (pw_name), raw */
 	char *shown;		/* the same as logged (cd_name_form) */
 	char *typed;		/* the name as typed (escaped), when NSS canonicalized it; else NULL */
-	char *config;		/* policy_key: the policy it was read from */
+	char *config;		/* policy_key: how the policy was read */
 	enum cd_status status;
 	cd_capmask caps;
 	enum cd_subject_kind via;
@@ -189,11 +189,14 @@ static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct o
 	}
 }
 
-/* Which policy a grant was read from: the main file and the drop-in directory. */
+/* How a grant was read: the main file, the drop-in directory and the size limit. Two module
+ * lines of one transaction that differ in any of them read the policy each in its own way, so
+ * the grant the first one kept is not the second's (issue 18). */
 static char *policy_key(const struct options *o)
 {
 	char *key;
-	return asprintf(&key, "%s\n%s", o->config, o->confdir ? o->confdir : "") < 0 ? NULL : key;
+	return asprintf(&key, "%s\n%s\n%zu", o->config, o->confdir ? o->confdir : "",
+			o->max_bytes) < 0 ? NULL : key;
 }
 
 static char *rules_text(const struct cd_grant *g)
@@ -233,12 +236,12 @@ static void cleanup_saved(pam_handle_t *pamh, void *data, int error_status)
 	free_saved(data);
 }
 
-/* The user's groups, when the policy needs them: only when no line names the user and some
- * line names a group. Any NSS error is logged and fails the resolution. */
+/* The user's groups, when the policy needs them (cd_policy_needs_groups). Any NSS error is
+ * logged and fails the resolution. */
 static int load_groups_if_needed(pam_handle_t *pamh, struct cd_user *u, const struct cd_policy *pol,
 				 const char *shown)
 {
-	if (pol->status != CD_POLICY_OK || cd_policy_names_user(pol, u) || !cd_policy_has_group_rules(pol))
+	if (!cd_policy_needs_groups(pol, u))
 		return 0;
 	if (cd_user_load_groups(u, pol) == 0)
 		return 0;

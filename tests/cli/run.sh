@@ -30,6 +30,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/output-cases.sh"
 # shellcheck source=tests/cli/marks-cases.sh
 . "$HERE/marks-cases.sh"
+# shellcheck source=tests/cli/names-cases.sh
+. "$HERE/names-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -1003,7 +1005,7 @@ CASES=(
   audit_sticky_dir_not_a_finding
   explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
   audit_confdir audit_capfile_owned_by_user audit_unused_grant_ignored_file oversized_capability_value
-  "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}"
+  "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}"
 )
 
 run_case() {

@@ -2,8 +2,9 @@
 # stack.sh [--valgrind] [PROGRAM]: run test_stack (or PROGRAM: test_module) against the built
 # pam_capdelegate.so through the real
 # libpam, with pam_wrapper (service files from a temp dir) and nss_wrapper (fake users alice,
-# bob, carol, dave, erin, frank, grace; groups netops = carol, dave, erin, grace; contractors =
-# frank), with nss_fault.so (tests/stack/nss_fault.c) for NSS outages and case folding.
+# bob, carol, dave, erin, frank, grace, henry, svc$acct; groups netops = carol, dave, erin, grace;
+# contractors = frank; lab, henry's primary group, lists no member), with nss_fault.so
+# (tests/stack/nss_fault.c) for NSS outages and case folding.
 # Needs root for real assertions.
 set -euo pipefail
 case "${1:-}" in --help) sed -n '2,4p' "$0"; exit 0 ;; esac
@@ -27,6 +28,8 @@ frank:x:1006:1006::/home/frank:/bin/sh
 grace:x:1007:1007::/home/grace:/bin/sh
 CORP\\winuser:x:1008:1008::/home/winuser:/bin/sh
 sue@corp.example.com:x:1009:1009::/home/sue:/bin/sh
+henry:x:1010:2005::/home/henry:/bin/sh
+svc\$acct:x:1011:1011::/home/svc:/bin/sh
 PW
 cat >"$work/group" <<GR
 root:x:0:
@@ -40,6 +43,8 @@ frank:x:1006:
 grace:x:1007:
 contractors:x:2001:frank
 linux admins:x:2003:CORP\\winuser,sue@corp.example.com
+lab:x:2005:
+svc\$acct:x:1011:
 GR
 export PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR=$work/services PAM_WRAPPER_DEBUGLEVEL=2
 export NSS_WRAPPER_PASSWD=$work/passwd NSS_WRAPPER_GROUP=$work/group

@@ -878,6 +878,114 @@ static void test_relative_config_never_read(void **state)
 	free(args);
 }
 
+/* ---- issue 18: the user and the transaction's cache --------------------------------------- */
+
+static void empty_user_account_setcred_session(pam_handle_t *pamh, struct outcome *o)
+{
+	o->rc[3] = pam_set_item(pamh, PAM_USER, "");
+	o->rc[0] = pam_acct_mgmt(pamh, 0);
+	o->rc[1] = pam_setcred(pamh, PAM_ESTABLISH_CRED);
+	o->rc[2] = pam_open_session(pamh, 0);
+}
+
+/* PAM_USER set but empty: no account to look up. pI is emptied (login's own bits included),
+ * the reason logged at LOG_ERR, and strict refuses with the "no user" codes (PAM_PERM_DENIED,
+ * PAM_SESSION_ERR), not those of an unknown user. */
+static void test_empty_user_fails_closed(void **state)
+{
+	(void)state;
+	need_root();
+	const char *policy = "* cap_net_raw\n";
+	service("mempty", policy, "account required MOD\nauth required MOD\nsession required MOD\n");
+	service("mempty_s", policy, "account required MOD strict\nauth required MOD strict\n"
+		"session required MOD strict\n");
+	struct prep p = { .set = 1, .inh_only = 1, .inh = BIT(CAP_CHOWN) | BIT(CAP_NET_RAW) };
+	struct outcome o;
+	run("mempty", "alice", &p, empty_user_account_setcred_session, &o);
+	assert_int_equal(o.rc[3], PAM_SUCCESS);
+	assert_int_equal(o.rc[2], PAM_SUCCESS);
+	if (o.inh != 0)
+		fail_msg("empty PAM_USER: CapInh %llx\n%s", o.inh, o.log);
+	char *want;
+	assert_true(asprintf(&want, "SYSLOG(%d): cannot determine the user: no capabilities granted",
+			     LOG_ERR) > 0);
+	expect_log(&o, want);
+	free(want);
+	expect_no_log(&o, "granted=cap_net_raw");
+	expect_no_log(&o, "unknown to NSS");
+	run("mempty_s", "alice", &p, empty_user_account_setcred_session, &o);
+	assert_int_equal(o.rc[0], PAM_PERM_DENIED);
+	assert_int_equal(o.rc[2], PAM_SESSION_ERR);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "strict: refusing the login (no user) in account");
+	expect_log(&o, "strict: refusing the login (no user) in session");
+}
+
+/* Two module lines of one transaction that read different policies: each line applies its own
+ * policy's grant; the grant the first line read and kept (pam_set_data) is never the second's.
+ * Main file alice cap_net_raw; drop-ins A: alice cap_kill, B: alice cap_syslog. */
+static void test_two_lines_different_policies(void **state)
+{
+	(void)state;
+	need_root();
+	char *a, *b, *fa, *fb, *other, *stack;
+	assert_true(asprintf(&a, "%s/mtwo-a.d", workdir) > 0);
+	assert_true(asprintf(&b, "%s/mtwo-b.d", workdir) > 0);
+	mkdir(a, 0755);
+	mkdir(b, 0755);
+	assert_true(asprintf(&fa, "%s/10-a.conf", a) > 0);
+	assert_true(asprintf(&fb, "%s/10-b.conf", b) > 0);
+	assert_int_equal(write_file(fa, "alice cap_kill\n", 0644), 0);
+	assert_int_equal(write_file(fb, "alice cap_syslog\n", 0644), 0);
+	const char *policy = "alice cap_net_raw   # more than 40 bytes with this comment\n";
+	struct outcome o;
+	/* confdir= A in auth (setcred), B in session; then the other way round */
+	assert_true(asprintf(&stack, "auth required MOD confdir=%s\nsession required MOD confdir=%s\n",
+			     a, b) > 0);
+	service("mtwo_ab", policy, stack);
+	free(stack);
+	run("mtwo_ab", "alice", NULL, setcred_then_session, &o);
+	if (o.inh != (BIT(CAP_NET_RAW) | BIT(CAP_SYSLOG)))
+		fail_msg("confdir A then B: CapInh %llx, want B's grant\n%s", o.inh, o.log);
+	expect_log(&o, "user=alice granted=cap_kill,cap_net_raw via=user");
+	expect_log(&o, "user=alice granted=cap_net_raw,cap_syslog via=user");
+	assert_true(asprintf(&stack, "session required MOD confdir=%s\nsession required MOD confdir=%s\n",
+			     b, a) > 0);
+	service("mtwo_ba", policy, stack);
+	free(stack);
+	run("mtwo_ba", "alice", NULL, session, &o);
+	if (o.inh != (BIT(CAP_NET_RAW) | BIT(CAP_KILL)))
+		fail_msg("confdir B then A: CapInh %llx, want A's grant\n%s", o.inh, o.log);
+	/* drop-ins, then none (confdir=) */
+	assert_true(asprintf(&stack, "session required MOD confdir=%s\nsession required MOD confdir=\n",
+			     a) > 0);
+	service("mtwo_off", policy, stack);
+	free(stack);
+	run("mtwo_off", "alice", NULL, session, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	/* another main file (config=) */
+	assert_true(asprintf(&other, "%s/mtwo-other.conf", workdir) > 0);
+	assert_int_equal(write_file(other, "alice none\n", 0644), 0);
+	assert_true(asprintf(&stack, "session required MOD\nsession required %s config=%s\n", module,
+			     other) > 0);
+	service("mtwo_cfg", policy, stack);
+	free(stack);
+	run("mtwo_cfg", "alice", NULL, session, &o);
+	if (o.inh != 0)
+		fail_msg("second line's config= says none: CapInh %llx\n%s", o.inh, o.log);
+	/* the same files under a size limit the second line's reading exceeds: nothing granted */
+	service("mtwo_max", policy, "session required MOD\nsession required MOD maxsize=40\n");
+	run("mtwo_max", "alice", NULL, session, &o);
+	if (o.inh != 0)
+		fail_msg("second line's maxsize=40 rejects the policy: CapInh %llx\n%s", o.inh, o.log);
+	expect_log(&o, "larger than the size limit");
+	free(a);
+	free(b);
+	free(fa);
+	free(fb);
+	free(other);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -906,6 +1014,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_link_swapped_after_resolving),
 		cmocka_unit_test(test_group_member_is_whole_name),
 		cmocka_unit_test(test_relative_config_never_read),
+		cmocka_unit_test(test_empty_user_fails_closed),
+		cmocka_unit_test(test_two_lines_different_policies),
 	};
 	return cmocka_run_group_tests_name("module", tests, NULL, NULL);
 }

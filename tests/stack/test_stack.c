@@ -747,6 +747,71 @@ static void test_bad_options_logged_once(void **state)
 		fail_msg("want each bad option logged once:\n%s", o.log);
 }
 
+/* ---- issue 18: names, groups, outages ---------------------------------------------------- */
+
+/* A plain login of @user to @svc (@prep may be NULL) must leave pI exactly @inh and log @text. */
+static void expect_grant(const char *svc, const char *user, const struct prep *prep,
+			 unsigned long long inh, const char *text)
+{
+	struct outcome o;
+	login(svc, user, prep, PAM_SUCCESS, PAM_SUCCESS, &o);
+	if (o.inh != inh)
+		fail_msg("%s to %s: CapInh %llx, want %llx\n%s", user, svc, o.inh, inh, o.log);
+	expect_log(&o, text);
+	if (strstr(o.log, "cannot look up") != NULL && inh != 0)
+		fail_msg("%s to %s: a lookup failed, yet granted\n%s", user, svc, o.log);
+}
+
+/* Group names are case-sensitive (capdelegate.conf(5)): @NETOPS is not netops, through NSS. */
+static void test_group_name_case_sensitive(void **state)
+{
+	need_root(state);
+	policy_service("upper", "@NETOPS cap_net_raw\n@netops cap_syslog\n", 0644, "");
+	expect_grant("upper", "erin", NULL, BIT(CAP_SYSLOG), "user=erin granted=cap_syslog via=group");
+	policy_service("upper2", "@NETOPS cap_net_raw\n", 0644, "");
+	expect_grant("upper2", "erin", NULL, 0, "user=erin granted=none via=none");
+}
+
+/* A group is the user's through the primary gid alone: lab (gid 2005) lists no member, henry's
+ * passwd entry names it; "@lab none" keeps him out of the default. */
+static void test_primary_group_membership(void **state)
+{
+	need_root(state);
+	policy_service("primary", "@lab cap_net_raw\n* cap_kill\n", 0644, "");
+	expect_grant("primary", "henry", NULL, BIT(CAP_NET_RAW), "user=henry granted=cap_net_raw via=group");
+	expect_grant("primary", "bob", NULL, BIT(CAP_KILL), "user=bob granted=cap_kill via=default");
+	policy_service("primary-none", "@lab none\n* cap_kill\n", 0644, "");
+	expect_grant("primary-none", "henry", NULL, 0, "user=henry granted=none via=group");
+}
+
+/* A '$' inside a name: written \044 in the policy, matched against NSS's svc$acct, and logged
+ * in the policy's form. */
+static void test_dollar_inside_name(void **state)
+{
+	need_root(state);
+	policy_service("dollar", "svc\\044acct cap_kill\n", 0644, "");
+	expect_grant("dollar", "svc$acct", NULL, BIT(CAP_KILL), "user=svc\\044acct granted=cap_kill via=user");
+}
+
+/* A user whose own line decides needs no group: an outage of the groups the policy names does
+ * not take his grant away (capdelegate.conf(5) RESOLUTION, step 1; pam_capdelegate(8)), with
+ * strict too. Whoever no user line names still gets nothing. */
+static void test_group_outage_user_line_decides(void **state)
+{
+	need_root(state);
+	const char *text = "frank cap_kill\n@contractors none\n@netops cap_syslog\n* cap_net_bind_service\n";
+	struct prep down = { .env = { "CD_FAULT_GROUPS=contractors:2001,netops:2000" } };
+	policy_service("outage-user", text, 0644, "");
+	policy_service("outage-user-strict", text, 0644, "strict");
+	expect_grant("outage-user", "frank", &down, BIT(CAP_KILL), "user=frank granted=cap_kill via=user");
+	expect_grant("outage-user-strict", "frank", &down, BIT(CAP_KILL), "user=frank granted=cap_kill via=user");
+	/* erin has no line of her own: her groups are needed, and unknown */
+	expect_grant("outage-user", "erin", &down, 0, "user=erin: cannot look up group");
+	struct outcome o;
+	login("outage-user-strict", "erin", &down, PAM_PERM_DENIED, PAM_SESSION_ERR, &o);
+	assert_true(o.inh == 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -782,6 +847,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dropin_directory),
 		cmocka_unit_test(test_no_control_lets_anyone_in),
 		cmocka_unit_test(test_bad_options_logged_once),
+		cmocka_unit_test(test_group_name_case_sensitive),
+		cmocka_unit_test(test_primary_group_membership),
+		cmocka_unit_test(test_dollar_inside_name),
+		cmocka_unit_test(test_group_outage_user_line_decides),
 	};
 	return cmocka_run_group_tests_name("stack", tests, NULL, NULL);
 }

@@ -986,6 +986,117 @@ static void test_path_with_space_escaped(void **state)
 	free(p);
 }
 
+/* ---- issue 18: names and capabilities --------------------------------------------------- */
+
+/* The scanner remembers the last capability field and the last name it looked up (the memo,
+ * the repeated-line path): a shorter token that starts like a remembered longer name is still
+ * looked up whole, on any later line, in any file. cap_net and cap_sys are no names. */
+static void test_shorter_cap_after_longer(void **state)
+{
+	(void)state;
+	static const struct { const char *text; size_t line; const char *tok; } bad[] = {
+		{ "alice cap_net_raw\nbob cap_net\n", 2, "cap_net" },
+		{ "alice cap_syslog\nbob cap_sys\n", 2, "cap_sys" },
+		{ "alice cap_net_raw\ncarol cap_net_raw\nbob cap_net\n", 3, "cap_net" },
+		{ "alice cap_net_raw\nbob cap_net # the comment after it\n", 2, "cap_net" },
+		{ "alice cap_net_raw\nbob cap_kill, cap_net\n", 2, "cap_net" },
+		{ "alice cap_net_raw\nbob cap_net, cap_kill\n", 2, "cap_net" },
+		{ "alice cap_net_raw, cap_net\n", 1, "cap_net" },
+		{ "alice CAP_NET_RAW\nbob CAP_NET\r\n", 2, "CAP_NET" },
+		{ "alice cap_syslog\n@g\tcap_sys\n", 2, "cap_sys" },
+		{ "alice cap_sys_admin\nbob cap_sys_adm\n", 2, "cap_sys_adm" },
+		{ "alice cap_sys_admin\nbob cap_sys_admi,cap_kill\n", 2, "cap_sys_admi" },
+		{ "alice cap_setuid\nbob cap_setui\n", 2, "cap_setui" },
+		{ "alice cap_net_raw\nbob cap_net", 2, "cap_net" },	/* no final newline */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *why;
+		assert_true(asprintf(&why, "unknown capability: '%s'", bad[i].tok) > 0);
+		expect_rejected(bad[i].text, bad[i].line, why);
+		free(why);
+	}
+	/* and the other way round, shorter real names after longer ones, each its own bit */
+	struct cd_policy pol;
+	setup(NULL);
+	assert_int_equal(load(&pol, "a cap_syslog\nb cap_sys_admin\nc cap_net_raw\nd cap_net_admin\n"
+			      "e cap_net_raw,cap_net_admin\nf cap_setuid\ng cap_setgid\n"), CD_POLICY_OK);
+	static const int want[] = { CAP_SYSLOG, CAP_SYS_ADMIN, CAP_NET_RAW, CAP_NET_ADMIN, -1,
+				    CAP_SETUID, CAP_SETGID };
+	assert_int_equal(pol.nrules, 7);
+	for (size_t i = 0; i < 7; i++)
+		if (want[i] >= 0)
+			assert_true(pol.rules[i].caps == BIT(want[i]));
+	assert_true(pol.rules[4].caps == (BIT(CAP_NET_RAW) | BIT(CAP_NET_ADMIN)));
+	cd_policy_free(&pol);
+	/* a drop-in read after the main file gets no remembered name either */
+	char *dir = dropin_dir("memo.d");
+	write_in(dir, "10-short.conf", "bob cap_sys\n", 0644);
+	assert_int_equal(load_with(&pol, "alice cap_syslog\n", dir, 0), CD_POLICY_SYNTAX);
+	assert_int_equal(pol.nrules, 0);
+	if (strstr(logged(), "/memo.d/10-short.conf:1: unknown capability: 'cap_sys'") == NULL)
+		fail_msg("log:\n%s", logged());
+	cd_policy_free(&pol);
+	free(dir);
+}
+
+/* '$' may end a name (Samba's machine accounts): alone it is no name, user or group, bare or
+ * escaped. */
+static void test_dollar_alone_is_no_subject(void **state)
+{
+	(void)state;
+	expect_rejected("$ cap_chown\n", 1, "bad subject (a user name, @group or *): '$'");
+	expect_rejected("@$ cap_chown\n", 1, "bad subject (a user name, @group or *): '@$'");
+	expect_rejected("alice cap_chown\n$ cap_chown\n", 2, "bad subject");
+	expect_rejected("\\044 cap_chown\n", 1, "bad subject");
+	expect_rejected("$\tcap_chown # a comment\n", 1, "bad subject");
+	struct cd_policy pol;
+	setup(NULL);
+	assert_int_equal(load(&pol, "a$ cap_chown\n"), CD_POLICY_OK);
+	assert_string_equal(pol.rules[0].name, "a$");
+	cd_policy_free(&pol);
+}
+
+/* A '$' inside a name is written \044 (it may stand bare only last) and every message and
+ * output shows it so; a final '$' stands as it is. */
+static void test_dollar_inside_name_shown_escaped(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	setup(NULL);
+	assert_int_equal(load(&pol, "a\\044b cap_chown\n@x\\044y$ cap_kill\nhost$ cap_kill\n"), CD_POLICY_OK);
+	assert_string_equal(pol.rules[0].name, "a$b");
+	assert_string_equal(pol.rules[1].name, "x$y$");
+	char form[64];
+	cd_name_form(form, sizeof(form), pol.rules[0].name, 60);
+	assert_string_equal(form, "a\\044b");
+	cd_name_form(form, sizeof(form), pol.rules[1].name, 60);
+	assert_string_equal(form, "x\\044y$");
+	cd_name_form(form, sizeof(form), pol.rules[2].name, 60);
+	assert_string_equal(form, "host$");
+	cd_name_form(form, sizeof(form), "$$", 60);
+	assert_string_equal(form, "\\044$");
+	cd_policy_free(&pol);
+	/* bare inside a name it is a glued subject, not a name byte */
+	expect_rejected("a$b cap_chown\n", 1, "bad subject");
+}
+
+/* Group names are case-sensitive (capdelegate.conf(5)): @NETOPS is not netops. */
+static void test_group_names_case_sensitive(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	const char *netops[] = { "netops", NULL };
+	const char *upper[] = { "NETOPS", NULL };
+	enum cd_subject_kind via;
+	assert_int_equal(load(&pol, "@NETOPS cap_net_raw\n@Wheel cap_kill\n"), CD_POLICY_OK);
+	assert_true(resolve_for(&pol, "erin", netops, &via, NULL) == 0);
+	assert_int_equal(via, CD_SUBJECT_NONE);
+	assert_true(resolve_for(&pol, "erin", upper, &via, NULL) == BIT(CAP_NET_RAW));
+	const char *wheel[] = { "wheel", "WHEEL", NULL };
+	assert_true(resolve_for(&pol, "erin", wheel, NULL, NULL) == 0);
+	cd_policy_free(&pol);
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-unit") < 0)
@@ -1030,6 +1141,10 @@ int main(void)
 		cmocka_unit_test_setup(test_user_line_whole_name, setup),
 		cmocka_unit_test_setup(test_case_insensitive_none, setup),
 		cmocka_unit_test_setup(test_path_with_space_escaped, setup),
+		cmocka_unit_test_setup(test_shorter_cap_after_longer, setup),
+		cmocka_unit_test_setup(test_dollar_alone_is_no_subject, setup),
+		cmocka_unit_test_setup(test_dollar_inside_name_shown_escaped, setup),
+		cmocka_unit_test_setup(test_group_names_case_sensitive, setup),
 	};
 	int rc = cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 	char *cmd;

@@ -9,6 +9,8 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cli_common.h"
 #include "cli_out.h"
@@ -165,6 +167,36 @@ static void list_ignored(const struct cd_policy *pol, const char *dir)
 	}
 }
 
+/* A policy file modified this recently may have been rewritten in place just now. */
+#define RECENT_EDIT_SECONDS 600
+
+/* The newest file of the policy, when it was modified in the last RECENT_EDIT_SECONDS: a file
+ * rewritten in place can be read half-written by a login, and its first part can grant more
+ * than the whole (capdelegate.conf(5), CHANGING THE POLICY). Only a rename is safe; check
+ * cannot see how the file was written, so it reminds. Named by its resolved path: renamed over
+ * a symbolic link, a new file would replace the link, not the policy. */
+static void note_recent_edit(const struct cd_policy *pol)
+{
+	const char *newest = NULL;
+	time_t when = 0, now = time(NULL);
+	for (size_t i = 0; i < pol->nsources; i++) {
+		struct stat st;
+		if (stat(pol->sources[i].path, &st) == 0 && (newest == NULL || st.st_mtime > when)) {
+			newest = pol->sources[i].path;
+			when = st.st_mtime;
+		}
+	}
+	char *real = newest != NULL && now - when <= RECENT_EDIT_SECONDS ? realpath(newest, NULL) : NULL;
+	if (real == NULL)
+		return;
+	fputs("capdelegate: note: ", stderr);
+	cli_text_escape(stderr, real);
+	fprintf(stderr, ": modified %lld seconds ago: install policy files by rename (a temporary "
+		"file in the same directory, then mv), never rewrite one in place: a login may read "
+		"it half-written\n", (long long)(now > when ? now - when : 0));
+	free(real);
+}
+
 /* What the module reads, one record per rule, after the verdict line (the first line stays the
  * verdict: scripts read it). */
 static void print_rules(const struct cd_policy *pol, enum cli_form form)
@@ -207,6 +239,7 @@ int cli_check_main(int argc, char **argv)
 		warnings += check_rule(&pol.rules[i], risky);
 	warnings += check_contradictions(&pol);
 	list_ignored(&pol, confdir ? confdir : CD_DEFAULT_CONFDIR);
+	note_recent_edit(&pol);
 	cli_text_escape(stdout, pol.path);
 	if (st != CD_POLICY_OK)
 		printf(": %s: the module grants nothing\n", cd_status_str(st));

@@ -2,13 +2,16 @@
  * cd_load.c - the files of a policy: the main file, then the drop-ins of its directory
  * (capdelegate.d/NAME.conf in byte order), each opened through cd_open_safe and judged on its
  * descriptor, read whole and handed to the line parser (cd_policy.c). One verdict for all of
- * them: any unsafe file, any bad line in any file rejects the whole policy.
+ * them: any unsafe file, any bad line in any file rejects the whole policy. And one version:
+ * a policy that changed while it was read is read again (cd_snapshot.c says how a change is
+ * seen), and refused when it keeps changing.
  */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +20,26 @@
 
 #include "cd_parse.h"
 #include "cd_safe.h"
+#include "cd_snapshot.h"
 
 static const struct cd_load_opts default_opts = { .owner = 0 };
+
+/* One reading of the whole policy: its parser, what the files may still hold, and what each
+ * file and directory looked like when it was read. */
+struct reading {
+	struct parser p;
+	size_t budget, max_bytes;
+	struct cd_snapshot snap;
+};
+
+/* Remember @path as it was read (@st NULL: missing), for the check that nothing changed. */
+static enum cd_status remember(struct reading *r, const char *path, const struct stat *st)
+{
+	if (cd_snapshot_add(&r->snap, path, st) == 0)
+		return CD_POLICY_OK;
+	r->p.out_of_memory = 1;
+	return CD_POLICY_SYSERR;
+}
 
 /* The policy's words in the reader's messages, for the file being read now. */
 static struct cd_reader policy_reader(const struct parser *p)
@@ -175,12 +196,28 @@ enum cd_status cd_read_all(const struct cd_reader *r, int fd, size_t size, size_
 	return CD_POLICY_OK;
 }
 
+/* The file read from @fd, fstat'ed as @before when it was opened, was not written meanwhile.
+ * A change makes this reading void (CD_POLICY_SYSERR, never logged: the policy is read again). */
+static enum cd_status unchanged_since(struct reading *r, int fd, const char *path, const struct stat *before)
+{
+	struct stat after;
+	if (fstat(fd, &after) < 0) {
+		cd_log(r->p.log, LOG_ERR, "%s: cannot stat: %m: no capabilities granted", r->p.shown);
+		return CD_POLICY_SYSERR;
+	}
+	if (!cd_snapshot_same(before, &after)) {
+		cd_snapshot_changed(&r->snap, path);
+		return CD_POLICY_SYSERR;
+	}
+	return remember(r, path, &after);
+}
+
 /* One file of the policy, parsed: @path, or with @dfd >= 0 the entry @name of that judged
  * directory (@path then only names it). CD_POLICY_MISSING (not logged) when it does not
  * exist. */
-static enum cd_status load_file(struct parser *p, int dfd, const char *name, const char *path,
-				size_t *budget, size_t max_bytes)
+static enum cd_status load_file(struct reading *r, int dfd, const char *name, const char *path)
 {
+	struct parser *p = &r->p;
 	struct cd_source *src = add_source(p, path);
 	if (src == NULL)
 		return CD_POLICY_SYSERR;
@@ -189,9 +226,13 @@ static enum cd_status load_file(struct parser *p, int dfd, const char *name, con
 	size_t len;
 	struct cd_reader rd = policy_reader(p);
 	enum cd_status status = cd_open_judged(&rd, dfd, name, path, 0, &fd, &st);
+	if (status == CD_POLICY_MISSING && remember(r, path, NULL) != CD_POLICY_OK)
+		return CD_POLICY_SYSERR;
 	if (status != CD_POLICY_OK)
 		return status;
-	status = cd_read_all(&rd, fd, (size_t)st.st_size, budget, max_bytes, &src->text, &len);
+	status = cd_read_all(&rd, fd, (size_t)st.st_size, &r->budget, r->max_bytes, &src->text, &len);
+	if (status == CD_POLICY_OK)
+		status = unchanged_since(r, fd, path, &st);
 	close(fd);
 	if (status == CD_POLICY_OK && cd_parse_text(p, src->text, len) < 0)
 		status = CD_POLICY_SYSERR;
@@ -248,8 +289,34 @@ static int list_dropins(struct parser *p, int fd, char ***names, size_t *n)
 	return rc;
 }
 
-static enum cd_status load_dropins(struct parser *p, const char *dir, size_t *budget, size_t max_bytes)
+/* A drop-in listed a moment ago cannot be opened: a link to nothing says so; anything else was
+ * removed while the policy was read (and the directory looks the same: otherwise this reading
+ * is dropped before its messages are logged). */
+static void log_missing_dropin(struct parser *p, int dfd, const char *name)
 {
+	struct stat st;
+	char *target = NULL, *shown = NULL;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+		size_t size = st.st_size > 0 ? (size_t)st.st_size + 1 : PATH_MAX;
+		ssize_t n = (target = malloc(size)) != NULL ? readlinkat(dfd, name, target, size - 1) : -1;
+		if (n >= 0) {
+			target[n] = '\0';
+			shown = cd_quoted_path(target);
+		}
+	}
+	if (shown != NULL)
+		cd_log(p->log, LOG_ERR, "%s: dangling symbolic link to '%s': no capabilities granted",
+		       p->shown, shown);
+	else
+		cd_log(p->log, LOG_ERR, "%s: vanished while the policy was read: no capabilities "
+		       "granted", p->shown);
+	free(target);
+	free(shown);
+}
+
+static enum cd_status load_dropins(struct reading *r, const char *dir)
+{
+	struct parser *p = &r->p;
 	const char *main_shown = p->shown;
 	char *dir_shown = cd_quoted_path(dir);
 	if (dir_shown == NULL)
@@ -261,8 +328,12 @@ static enum cd_status load_dropins(struct parser *p, const char *dir, size_t *bu
 	int fd = -1, lfd;
 	struct cd_reader rd = policy_reader(p);
 	enum cd_status status = cd_open_judged(&rd, -1, NULL, dir, 1, &fd, &st);
+	/* the directory as it was before it was listed: a drop-in added, removed or renamed over
+	 * changes it (checked by path after the last drop-in, cd_snapshot.c) */
 	if (status == CD_POLICY_MISSING) {
-		status = CD_POLICY_OK;	/* no drop-in directory: no drop-ins */
+		status = remember(r, dir, NULL);	/* no drop-in directory: no drop-ins */
+	} else if (status == CD_POLICY_OK && remember(r, dir, &st) != CD_POLICY_OK) {
+		status = CD_POLICY_SYSERR;
 	} else if (status == CD_POLICY_OK && ((lfd = dup(fd)) < 0 || list_dropins(p, lfd, &names, &n) < 0)) {
 		cd_log(p->log, LOG_ERR, "%s: cannot read the directory: %m: no capabilities granted",
 		       dir_shown);
@@ -273,10 +344,9 @@ static enum cd_status load_dropins(struct parser *p, const char *dir, size_t *bu
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
 			path = NULL;
 			status = CD_POLICY_SYSERR;
-		} else if ((status = load_file(p, fd, names[i], path, budget, max_bytes)) == CD_POLICY_MISSING) {
-			/* listed a moment ago: a policy that changes while it is read is not read */
-			cd_log(p->log, LOG_ERR, "%s: vanished while the policy was read: no capabilities "
-			       "granted", p->shown);
+		} else if ((status = load_file(r, fd, names[i], path)) == CD_POLICY_MISSING) {
+			/* listed a moment ago: never a policy read without it */
+			log_missing_dropin(p, fd, names[i]);
 			status = CD_POLICY_SYSERR;
 		}
 		free(path);
@@ -324,25 +394,67 @@ static int init_policy(struct cd_policy *pol, const char *path)
 	return pol->path != NULL && pol->shown != NULL ? 0 : -1;
 }
 
-enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
-			      const struct cd_load_opts *opts, struct cd_log *log)
+/* Read the main file and the drop-ins once, into @pol, logging through @log; r->snap says
+ * what was read. */
+static enum cd_status read_once(struct reading *r, struct cd_policy *pol, const char *path,
+				const struct cd_load_opts *opts, struct cd_log *log)
 {
-	if (opts == NULL)
-		opts = &default_opts;
-	size_t max_bytes = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES, budget = max_bytes;
+	r->max_bytes = r->budget = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES;
 	if (init_policy(pol, path) < 0)
 		return pol->status = CD_POLICY_SYSERR;
-	struct parser p = { .pol = pol, .opts = opts, .log = log, .shown = pol->shown, .memo = { .cap = -1 } };
-	enum cd_status status = load_file(&p, -1, NULL, path, &budget, max_bytes);
+	r->p = (struct parser){ .pol = pol, .opts = opts, .log = log, .shown = pol->shown, .memo = { .cap = -1 } };
+	enum cd_status status = load_file(r, -1, NULL, path);
 	if (status == CD_POLICY_MISSING) {
 		cd_log(log, LOG_WARNING, "%s: policy file missing: no capabilities granted", pol->shown);
 		drop_rules(pol);
 		return pol->status = CD_POLICY_MISSING;
 	}
-	p.shown = pol->shown;
+	r->p.shown = pol->shown;
 	if (status == CD_POLICY_OK && opts->confdir != NULL && opts->confdir[0] != '\0')
-		status = load_dropins(&p, opts->confdir, &budget, max_bytes);
-	return finish(&p, status);
+		status = load_dropins(r, opts->confdir);
+	return finish(&r->p, status);
+}
+
+/* Every reading changed under us: nothing from any of them. */
+static enum cd_status kept_changing(struct cd_policy *pol, const char *path, const char *where,
+				    struct cd_log *log)
+{
+	cd_policy_free(pol);
+	if (init_policy(pol, path) < 0)
+		return pol->status = CD_POLICY_SYSERR;
+	char *shown = where != NULL ? cd_quoted_path(where) : NULL;
+	cd_log(log, LOG_ERR, "%s: changed while it was read, %d times in a row: no capabilities "
+	       "granted (replace the policy by rename, see capdelegate.conf(5))",
+	       shown != NULL ? shown : pol->shown, CD_POLICY_READ_ATTEMPTS);
+	free(shown);
+	return pol->status = CD_POLICY_SYSERR;
+}
+
+/* Read until one reading saw a single version (its messages are then logged, the others'
+ * dropped), at most CD_POLICY_READ_ATTEMPTS times. */
+enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
+			      const struct cd_load_opts *opts, struct cd_log *log)
+{
+	if (opts == NULL)
+		opts = &default_opts;
+	for (int attempt = 1;; attempt++) {
+		struct reading r = { 0 };
+		struct cd_log_held held;
+		cd_log_hold(&held, log);
+		enum cd_status status = read_once(&r, pol, path, opts, &held.quiet);
+		int whole = cd_snapshot_whole(&r.snap, CD_POLICY_SETTLE_MS);
+		cd_log_release(&held, log, whole);
+		if (whole || attempt == CD_POLICY_READ_ATTEMPTS) {
+			if (!whole)
+				status = kept_changing(pol, path, r.snap.where, log);
+			cd_snapshot_free(&r.snap);
+			return status;
+		}
+		cd_log(log, LOG_DEBUG, "%s: changed while it was read: reading the policy again",
+		       r.snap.where != NULL ? r.snap.where : path);
+		cd_snapshot_free(&r.snap);
+		cd_policy_free(pol);
+	}
 }
 
 enum cd_status cd_policy_parse(struct cd_policy *pol, const char *name, const char *text, size_t len,

@@ -50,6 +50,48 @@ void cd_log(struct cd_log *log, int priority, const char *fmt, ...)
 	va_end(ap);
 }
 
+struct cd_log_held_msg {
+	int priority;
+	char *text;
+};
+
+static void hold_message(void *arg, int priority, const char *msg)
+{
+	struct cd_log_held *h = arg;
+	struct cd_log_held_msg *more = realloc(h->msgs, (h->n + 1) * sizeof(*more));
+	char *text = strdup(msg);
+	if (more != NULL)
+		h->msgs = more;
+	if (more == NULL || text == NULL) {
+		free(text);
+		h->lost = 1;
+		return;
+	}
+	more[h->n].priority = priority;
+	more[h->n++].text = text;
+}
+
+void cd_log_hold(struct cd_log_held *h, const struct cd_log *real)
+{
+	memset(h, 0, sizeof(*h));
+	h->quiet.debug = real != NULL && real->debug;
+	h->quiet.sink = hold_message;
+	h->quiet.sink_arg = h;
+}
+
+void cd_log_release(struct cd_log_held *h, struct cd_log *real, int replay)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		if (replay)
+			cd_log(real, h->msgs[i].priority, "%s", h->msgs[i].text);
+		free(h->msgs[i].text);
+	}
+	if (replay && h->lost)
+		cd_log(real, LOG_ERR, "out of memory: some messages about the policy were lost");
+	free(h->msgs);
+	memset(h, 0, sizeof(*h));
+}
+
 static int shown_as_is(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

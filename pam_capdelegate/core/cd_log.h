@@ -21,6 +21,20 @@ struct cd_log {
 void cd_log(struct cd_log *log, int priority, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Messages held back until the caller knows whether to log them: the policy loader logs a
+ * read's messages only when what it read was one whole version (a half-written file's syntax
+ * errors are no news). Log through h->quiet after cd_log_hold; cd_log_release logs the held
+ * messages through @real (@replay) or drops them, and frees them. */
+struct cd_log_held_msg;
+struct cd_log_held {
+	struct cd_log quiet;
+	struct cd_log_held_msg *msgs;
+	size_t n;
+	int lost;		/* a message could not be kept: memory ran out */
+};
+void cd_log_hold(struct cd_log_held *h, const struct cd_log *real);
+void cd_log_release(struct cd_log_held *h, struct cd_log *real, int replay);
+
 /* Show untrusted text (a user name typed at a login prompt, a token of a hostile policy) safely
  * in one log field: letters, digits and . _ - @ $ * as they are, every other byte as \xNN, at
  * most @max input bytes ("..." marks a cut). @out must hold 4 * max + 4 bytes. */

@@ -20,6 +20,12 @@
 #define CD_DEFAULT_CONFDIR "/etc/security/capdelegate.d"
 /* A policy is a short list of rules; anything larger is more likely an attack or an accident. */
 #define CD_MAX_POLICY_BYTES (1024 * 1024)
+/* A policy that changes while it is read is read again, this many times in all, then refused
+ * (capdelegate.conf(5), "CHANGING THE POLICY"). */
+#define CD_POLICY_READ_ATTEMPTS 4
+/* A policy changed less than this long ago may be a writer's pause between two chunks: it is
+ * checked again once it is this old. */
+#define CD_POLICY_SETTLE_MS 50
 /* LOGIN_NAME_MAX on Linux: no user or group name is longer. */
 #define CD_MAX_NAME_LEN 256
 

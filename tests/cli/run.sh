@@ -32,6 +32,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/marks-cases.sh"
 # shellcheck source=tests/cli/names-cases.sh
 . "$HERE/names-cases.sh"
+# shellcheck source=tests/cli/load-cases.sh
+. "$HERE/load-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -1005,7 +1007,7 @@ CASES=(
   audit_sticky_dir_not_a_finding
   explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
   audit_confdir audit_capfile_owned_by_user audit_unused_grant_ignored_file oversized_capability_value
-  "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}"
+  "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"
 )
 
 run_case() {

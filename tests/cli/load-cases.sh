@@ -1,0 +1,24 @@
+# load-cases.sh: how check reads the policy (issue 18), sourced by tests/cli/run.sh.
+# shellcheck shell=bash disable=SC2034
+
+LOAD_CASES=(check_recent_edit_note)
+
+# capdelegate.conf(5), CHANGING THE POLICY: check reminds to install policy files by rename when
+# the newest one was modified in the last 10 minutes, naming it (resolved: a rename replaces a
+# link, not its target); not for an older policy.
+t_check_recent_edit_note() {
+  need_root; local p d="$CASE_DIR/capdelegate.d"
+  p=$(printf 'alice cap_net_raw\n' | policy)
+  cd_nss check --config "$p" --confdir ""; want_rc 0
+  want_text "$ERR" "capdelegate: note: $p: modified "
+  want_text "$ERR" " seconds ago: install policy files by rename (a temporary file in the same directory, then mv), never rewrite one in place: a login may read it half-written"
+  touch -d '-11 minutes' "$p"
+  cd_nss check --config "$p" --confdir ""; want_rc 0; no_text "$ERR" "modified"
+  mkdir -p "$d"; printf 'bob cap_kill\n' >"$d/10-bob.conf"; chmod 0644 "$d/10-bob.conf"
+  cd_nss check --config "$p" --confdir "$d"; want_rc 0
+  want_text "$ERR" "note: $d/10-bob.conf: modified "; no_text "$ERR" "note: $p: modified"
+  [ "$(count_lines "$ERR" 'modified')" -eq 1 ] || fail "want one note"
+  ln -s "$p" "$CASE_DIR/link.conf"; touch "$p"
+  cd_nss check --config "$CASE_DIR/link.conf" --confdir ""; want_rc 0
+  want_text "$ERR" "note: $p: modified "
+}

@@ -226,7 +226,8 @@ static enum cd_status load_file(struct reading *r, int dfd, const char *name, co
 	size_t len;
 	struct cd_reader rd = policy_reader(p);
 	enum cd_status status = cd_open_judged(&rd, dfd, name, path, 0, &fd, &st);
-	if (status == CD_POLICY_MISSING && remember(r, path, NULL) != CD_POLICY_OK)
+	/* a main file created meanwhile is a change; a drop-in's absence is the directory's */
+	if (status == CD_POLICY_MISSING && dfd < 0 && remember(r, path, NULL) != CD_POLICY_OK)
 		return CD_POLICY_SYSERR;
 	if (status != CD_POLICY_OK)
 		return status;

@@ -21,42 +21,16 @@
 
 #include "cd_policy.h"
 #include "test_dir.h"
+#include "test_log.h"
 
 #define BIT(c) ((cd_capmask)1 << (c))
 
 static char tmpdir[PATH_MAX];
-static char *captured;		/* every message logged, one per line */
-static size_t captured_len;
-static size_t nmessages;
-
-static void capture(void *arg, int priority, const char *msg)
-{
-	(void)arg;
-	(void)priority;
-	size_t n = strlen(msg);
-	captured = realloc(captured, captured_len + n + 2);
-	assert_non_null(captured);
-	memcpy(captured + captured_len, msg, n);
-	captured_len += n;
-	captured[captured_len++] = '\n';
-	captured[captured_len] = '\0';
-	nmessages++;
-}
-
-static struct cd_log test_log = { .sink = capture };
-
 static int setup(void **state)
 {
 	(void)state;
-	free(captured);
-	captured = NULL;
-	captured_len = nmessages = 0;
+	forget_logged();
 	return 0;
-}
-
-static const char *logged(void)
-{
-	return captured ? captured : "";
 }
 
 static char *write_file(const char *name, const char *data, size_t len, mode_t mode)

@@ -1,0 +1,441 @@
+/*
+ * test_load.c - the policy loader against a filesystem that fails or changes under it (issue
+ * 18, part 2), each case from a promise of capdelegate.conf(5):
+ *  - a symbolic link to a directory in the middle of the path: the directories judged are
+ *    those of the resolved path ("any directory on its resolved path");
+ *  - every pseudo filesystem the page and cd_safe.c name, FUSE included: real mounts where
+ *    this machine has them (procfs, sysfs, cgroup, cgroup2), and all of them through the
+ *    statfs type (fstatfs is defined here: the core, linked into this program, calls it);
+ *  - readdir failing after it returned the first drop-in (readdir defined here too);
+ *  - a drop-in listed, then gone when it is opened (openat defined here), with a "none" line
+ *    in it: never a policy read without it;
+ *  - a drop-in that is a link to nothing is named as such (finding 7).
+ * Runs unprivileged, like test_policy.c (the required owner is the test's own uid).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/capability.h>
+
+#include "cd_policy.h"
+#include "test_dir.h"
+#include "test_log.h"
+
+#define BIT(c) ((cd_capmask)1 << (c))
+
+static char tmpdir[PATH_MAX];
+/* ---- the interposed calls ---------------------------------------------------------------- */
+
+static int readdir_fail_after_dropin;	/* readdir fails (EIO) once it returned a NAME.conf */
+static int readdir_failing;
+static const char *open_enoent;		/* openat of this name says ENOENT (listed, then gone) */
+static const char *open_unlinks;	/* this name is unlinked just before it is opened, once */
+static unsigned long fake_fs_type;	/* nonzero: fstatfs of a file named *fake_fs_suffix says it */
+static const char *fake_fs_suffix;
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+struct dirent *readdir(DIR *d)
+{
+	static struct dirent *(*real)(DIR *);
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "readdir");
+	if (readdir_failing) {
+		errno = EIO;
+		return NULL;
+	}
+	struct dirent *e = real(d);
+	if (e != NULL && readdir_fail_after_dropin && ends_with(e->d_name, ".conf"))
+		readdir_failing = 1;
+	return e;
+}
+
+int openat(int dfd, const char *path, int flags, ...)
+{
+	static int (*real)(int, const char *, int, ...);
+	mode_t mode = 0;
+	if (flags & (O_CREAT | __O_TMPFILE)) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "openat");
+	if (open_enoent != NULL && strcmp(path, open_enoent) == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (open_unlinks != NULL && strcmp(path, open_unlinks) == 0) {
+		open_unlinks = NULL;
+		if (unlinkat(dfd, path, 0) < 0)
+			abort();	/* the case would prove nothing */
+	}
+	return real(dfd, path, flags, mode);
+}
+
+int fstatfs(int fd, struct statfs *buf)
+{
+	static int (*real)(int, struct statfs *);
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fstatfs");
+	int rc = real(fd, buf);
+	char link[64], path[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = fake_fs_type ? readlink(link, path, sizeof(path) - 1) : -1;
+	if (rc == 0 && n > 0) {
+		path[n] = '\0';
+		if (ends_with(path, fake_fs_suffix))
+			buf->f_type = (typeof(buf->f_type))fake_fs_type;
+	}
+	return rc;
+}
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static int setup(void **state)
+{
+	(void)state;
+	forget_logged();
+	readdir_fail_after_dropin = readdir_failing = 0;
+	open_enoent = open_unlinks = fake_fs_suffix = NULL;
+	fake_fs_type = 0;
+	return 0;
+}
+
+static void expect_logged(const char *text)
+{
+	if (strstr(logged(), text) == NULL)
+		fail_msg("expected in the log: %s\nlog:\n%s", text, logged());
+}
+
+static char *in_tmp(const char *name)
+{
+	char *p;
+	assert_true(asprintf(&p, "%s/%s", tmpdir, name) > 0);
+	return p;
+}
+
+static void put(const char *path, const char *text)
+{
+	unlink(path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(fchmod(fd, 0644), 0);
+	close(fd);
+}
+
+static char *fresh_dir(const char *name, mode_t mode)
+{
+	char *dir = in_tmp(name), *cmd;
+	assert_true(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(chmod(dir, mode), 0);
+	return dir;
+}
+
+static enum cd_status load(struct cd_policy *pol, const char *path, const char *confdir)
+{
+	struct cd_load_opts o = { .owner = getuid(), .confdir = confdir };
+	return cd_policy_load(pol, path, &o, &test_log);
+}
+
+static cd_capmask grant_of(const struct cd_policy *pol, const char *name, const char **groups)
+{
+	struct cd_user u = { .name = (char *)name, .groups = (char **)groups, .groups_loaded = 1 };
+	while (groups != NULL && groups[u.ngroups] != NULL)
+		u.ngroups++;
+	struct cd_grant g;
+	assert_int_equal(cd_resolve(pol, &u, &g), 0);
+	cd_capmask caps = g.caps;
+	cd_grant_free(&g);
+	return caps;
+}
+
+/* ---- a directory link in the path -------------------------------------------------------- */
+
+/* capdelegate.conf(5): the directories judged are those of the resolved path: a link to a
+ * safe directory reads the policy, a link into a directory others may write does not, and the
+ * directory holding the link is not on the resolved path. */
+static void test_directory_link_in_the_path(void **state)
+{
+	(void)state;
+	char *real = fresh_dir("real", 0755), *gw = fresh_dir("gw", 0775);
+	char *inner = in_tmp("gw/inner"), *p;
+	assert_int_equal(mkdir(inner, 0755), 0);
+	const char *files[] = { "real/p.conf", "gw/p.conf", "gw/inner/p.conf" };
+	for (int i = 0; i < 3; i++) {
+		p = in_tmp(files[i]);
+		put(p, "alice cap_net_raw\n");
+		free(p);
+	}
+	static const struct { const char *link, *target, *load; int ok; const char *unsafe; } cases[] = {
+		{ "via-real", "real", "via-real/p.conf", 1, NULL },
+		{ "via-gw", "gw", "via-gw/p.conf", 0, "/gw is writable by group or others" },
+		{ "via-inner", "gw/inner", "via-inner/p.conf", 0, "/gw is writable by group or others" },
+		{ "gw/up-to-real", "../real", "gw/up-to-real/p.conf", 1, NULL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *lnk = in_tmp(cases[i].link);
+		unlink(lnk);
+		assert_int_equal(symlink(cases[i].target, lnk), 0);
+		p = in_tmp(cases[i].load);
+		struct cd_policy pol;
+		setup(NULL);
+		enum cd_status st = load(&pol, p, NULL);
+		if (cases[i].ok) {
+			if (st != CD_POLICY_OK || grant_of(&pol, "alice", NULL) != BIT(CAP_NET_RAW))
+				fail_msg("%s: status %s\n%s", p, cd_status_str(st), logged());
+		} else {
+			if (st != CD_POLICY_UNSAFE || pol.nrules != 0)
+				fail_msg("%s: status %s, %zu rules", p, cd_status_str(st), pol.nrules);
+			expect_logged(cases[i].unsafe);
+			char *judged;	/* the link is not what is judged */
+			assert_true(asprintf(&judged, "%s is ", cases[i].link) > 0);
+			assert_null(strstr(logged(), judged));
+			free(judged);
+		}
+		cd_policy_free(&pol);
+		free(p);
+		free(lnk);
+	}
+	free(real);
+	free(gw);
+	free(inner);
+}
+
+/* ---- pseudo filesystems ------------------------------------------------------------------ */
+
+/* Every pseudo filesystem capdelegate.conf(5) and pam_capdelegate(8) list, and the rest of
+ * cd_safe.c's list, by the type statfs reports: a policy there is refused by name. */
+static const struct { unsigned long magic; const char *name; } pseudo[] = {
+	{ PROC_SUPER_MAGIC, "procfs" }, { SYSFS_MAGIC, "sysfs" }, { DEBUGFS_MAGIC, "debugfs" },
+	{ TRACEFS_MAGIC, "tracefs" }, { CGROUP_SUPER_MAGIC, "cgroup" },
+	{ CGROUP2_SUPER_MAGIC, "cgroup2" }, { SECURITYFS_MAGIC, "securityfs" },
+	{ BPF_FS_MAGIC, "bpffs" }, { DEVPTS_SUPER_MAGIC, "devpts" }, { EFIVARFS_MAGIC, "efivarfs" },
+	{ PSTOREFS_MAGIC, "pstore" }, { SELINUX_MAGIC, "selinuxfs" }, { SMACK_MAGIC, "smackfs" },
+	{ BINFMTFS_MAGIC, "binfmt_misc" }, { NSFS_MAGIC, "nsfs" }, { RDTGROUP_SUPER_MAGIC, "resctrl" },
+	{ OPENPROM_SUPER_MAGIC, "openpromfs" }, { USBDEVICE_SUPER_MAGIC, "usbdevfs" },
+	{ 0x62656570, "configfs" }, { FUSE_SUPER_MAGIC, "fuse" },
+};
+
+static void test_every_pseudo_fs_by_type(void **state)
+{
+	(void)state;
+	char *p = in_tmp("on-pseudo.conf");
+	put(p, "alice cap_net_raw\n");
+	for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++) {
+		struct cd_policy pol;
+		setup(NULL);
+		fake_fs_type = pseudo[i].magic;
+		fake_fs_suffix = "/on-pseudo.conf";
+		char *want;
+		assert_true(asprintf(&want, "on-pseudo.conf is on a pseudo filesystem: %s): policy rejected",
+				     pseudo[i].name) > 0);
+		if (load(&pol, p, NULL) != CD_POLICY_UNSAFE || pol.nrules != 0)
+			fail_msg("%s (0x%lx): not refused\n%s", pseudo[i].name, pseudo[i].magic, logged());
+		expect_logged(want);
+		free(want);
+		cd_policy_free(&pol);
+	}
+	/* Disk and memory filesystems are not pseudo: the same file is read there. */
+	static const unsigned long disks[] = { EXT4_SUPER_MAGIC, TMPFS_MAGIC, XFS_SUPER_MAGIC,
+					       BTRFS_SUPER_MAGIC };
+	for (size_t i = 0; i < sizeof(disks) / sizeof(disks[0]); i++) {
+		struct cd_policy pol;
+		setup(NULL);
+		fake_fs_type = disks[i];
+		fake_fs_suffix = "/on-pseudo.conf";
+		assert_int_equal(load(&pol, p, NULL), CD_POLICY_OK);
+		cd_policy_free(&pol);
+	}
+	free(p);
+}
+
+/* A drop-in on FUSE (a daemon, maybe a user's, answers stat with any owner) rejects the whole
+ * policy, the main file's grants too. */
+static void test_dropin_on_fuse(void **state)
+{
+	(void)state;
+	char *dir = fresh_dir("fuse.d", 0755), *p = in_tmp("fuse-main.conf"), *d;
+	put(p, "alice cap_net_raw\n");
+	assert_true(asprintf(&d, "%s/50-fuse.conf", dir) > 0);
+	put(d, "bob cap_kill\n");
+	struct cd_policy pol;
+	fake_fs_type = FUSE_SUPER_MAGIC;
+	fake_fs_suffix = "/50-fuse.conf";
+	assert_int_equal(load(&pol, p, dir), CD_POLICY_UNSAFE);
+	assert_int_equal(pol.nrules, 0);
+	expect_logged("50-fuse.conf is on a pseudo filesystem: fuse): policy rejected");
+	cd_policy_free(&pol);
+	free(dir);
+	free(p);
+	free(d);
+}
+
+/* Real pseudo files where this machine has them: root-owned regular files whose text the
+ * kernel writes. At least procfs and sysfs must be there. */
+static void test_real_pseudo_mounts(void **state)
+{
+	(void)state;
+	static const struct { const char *path, *name; } real[] = {
+		{ "/proc/self/comm", "procfs" }, { "/sys/kernel/uevent_seqnum", "sysfs" },
+		{ "/sys/fs/cgroup/pids/tasks", "cgroup" }, { "/sys/fs/cgroup/cgroup.procs", "cgroup2" },
+		{ "/sys/fs/cgroup/unified/cgroup.procs", "cgroup2" },
+	};
+	int tested = 0;
+	for (size_t i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
+		struct statfs sfs;
+		if (statfs(real[i].path, &sfs) < 0)
+			continue;
+		struct cd_policy pol;
+		setup(NULL);
+		char *want;
+		assert_true(asprintf(&want, "is on a pseudo filesystem: %s)", real[i].name) > 0);
+		if (load(&pol, real[i].path, NULL) != CD_POLICY_UNSAFE)
+			fail_msg("%s: not refused\n%s", real[i].path, logged());
+		expect_logged(want);
+		free(want);
+		cd_policy_free(&pol);
+		tested++;
+	}
+	printf("# %d real pseudo files refused\n", tested);
+	assert_true(tested >= 2);
+}
+
+/* ---- the drop-in directory changing or failing under the reader -------------------------- */
+
+static char *dave_none_dir(const char *name, char **mainp)
+{
+	char *dir = fresh_dir(name, 0755), *d;
+	*mainp = in_tmp("netops-main.conf");
+	put(*mainp, "@netops cap_net_raw\n");
+	assert_true(asprintf(&d, "%s/10-ops.conf", dir) > 0);
+	put(d, "@netops cap_net_admin\n");
+	free(d);
+	assert_true(asprintf(&d, "%s/50-dave.conf", dir) > 0);
+	put(d, "dave none\n");
+	free(d);
+	return dir;
+}
+
+/* readdir fails after it returned the first drop-in: the rest of the directory is unknown
+ * (a "none" line may be in it), so nothing is granted. */
+static void test_readdir_fails_after_first_dropin(void **state)
+{
+	(void)state;
+	char *main_path, *dir = dave_none_dir("readdir.d", &main_path);
+	struct cd_policy pol;
+	readdir_fail_after_dropin = 1;
+	assert_int_equal(load(&pol, main_path, dir), CD_POLICY_SYSERR);
+	assert_true(readdir_failing);	/* the fault was reached */
+	assert_int_equal(pol.nrules, 0);
+	expect_logged("/readdir.d: cannot read the directory: Input/output error: no capabilities granted");
+	cd_policy_free(&pol);
+	free(dir);
+	free(main_path);
+}
+
+/* A drop-in listed, and gone when it is opened, while the directory looks the same (the
+ * listing and the directory disagree): refused, never the policy read without its "none". */
+static void test_dropin_gone_when_opened_refused(void **state)
+{
+	(void)state;
+	char *main_path, *dir = dave_none_dir("gone.d", &main_path);
+	struct cd_policy pol;
+	open_enoent = "50-dave.conf";
+	assert_int_equal(load(&pol, main_path, dir), CD_POLICY_SYSERR);
+	assert_int_equal(pol.nrules, 0);
+	expect_logged("/gone.d/50-dave.conf: vanished while the policy was read: no capabilities granted");
+	const char *groups[] = { "netops", NULL };
+	assert_true(grant_of(&pol, "dave", groups) == 0);
+	cd_policy_free(&pol);
+	free(dir);
+	free(main_path);
+}
+
+/* A drop-in really removed between the listing and its open: the directory changed, so that
+ * reading is dropped (its "vanished" never logged) and the policy is read again, now whole
+ * without the file: the version the administrator made. */
+static void test_dropin_removed_while_read_reads_again(void **state)
+{
+	(void)state;
+	char *main_path, *dir = dave_none_dir("removed.d", &main_path);
+	struct cd_policy pol;
+	open_unlinks = "50-dave.conf";
+	assert_int_equal(load(&pol, main_path, dir), CD_POLICY_OK);
+	assert_null(open_unlinks);	/* the fault was reached */
+	expect_logged("changed while it was read: reading the policy again");
+	assert_null(strstr(logged(), "vanished"));
+	assert_int_equal(pol.nsources, 2);	/* the main file and 10-ops.conf: a new listing */
+	const char *groups[] = { "netops", NULL };
+	assert_true(grant_of(&pol, "dave", groups) == (BIT(CAP_NET_RAW) | BIT(CAP_NET_ADMIN)));
+	cd_policy_free(&pol);
+	free(dir);
+	free(main_path);
+}
+
+/* Finding 7: a drop-in that is a link to nothing says so, and where it points. */
+static void test_dangling_dropin_link_named(void **state)
+{
+	(void)state;
+	char *main_path, *dir = dave_none_dir("dangling.d", &main_path), *lnk;
+	assert_true(asprintf(&lnk, "%s/40-gone.conf", dir) > 0);
+	assert_int_equal(symlink("/nonexistent-capdelegate/gone.conf", lnk), 0);
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, main_path, dir), CD_POLICY_SYSERR);
+	assert_int_equal(pol.nrules, 0);
+	expect_logged("/dangling.d/40-gone.conf: dangling symbolic link to "
+		      "'/nonexistent-capdelegate/gone.conf': no capabilities granted");
+	assert_null(strstr(logged(), "vanished"));
+	cd_policy_free(&pol);
+	free(lnk);
+	free(dir);
+	free(main_path);
+}
+
+int main(void)
+{
+	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-load") < 0)
+		return 1;
+	test_log.debug = 1;	/* "reading the policy again" is a debug message */
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_directory_link_in_the_path, setup),
+		cmocka_unit_test_setup(test_every_pseudo_fs_by_type, setup),
+		cmocka_unit_test_setup(test_dropin_on_fuse, setup),
+		cmocka_unit_test_setup(test_real_pseudo_mounts, setup),
+		cmocka_unit_test_setup(test_readdir_fails_after_first_dropin, setup),
+		cmocka_unit_test_setup(test_dropin_gone_when_opened_refused, setup),
+		cmocka_unit_test_setup(test_dropin_removed_while_read_reads_again, setup),
+		cmocka_unit_test_setup(test_dangling_dropin_link_named, setup),
+	};
+	int rc = cmocka_run_group_tests_name("load", tests, NULL, NULL);
+	char *cmd;
+	if (asprintf(&cmd, "rm -rf '%s'", tmpdir) > 0 && system(cmd) != 0)
+		rc = 1;
+	free(cmd);
+	forget_logged();
+	return rc;
+}

@@ -6,15 +6,17 @@ and against `capdelegate explain`, on generated policies, drop-ins and NSS fixtu
 usage: diff.py [--bin CAPDELEGATE] [--seeds S,S,...] [--cases N] [--seconds T] [--explain-users K]
                [--tsv] [--keep]
 
-Fixed seeds (--seeds, the suite `model` of ./lab test) or random seeds for --seconds (./lab fuzz).
+Fixed seeds (--seeds, the suite `model` of ./lab test, after a catalogue that puts each of the
+malformed lines and near misses of BAD_LINES once into a valid policy) or random seeds for
+--seconds (./lab fuzz).
 Each seed makes one NSS fixture (users, groups, primary gids, member lists) and N cases; each case
 is a main policy file and a drop-in directory. For each case every user of the fixture (and one
 unknown to NSS) logs in through libpam in one login process (pam_setcred, then pam_open_session,
 pI read back from /proc/self/status after each), and K of them through `capdelegate explain`.
 Compared with the model: pI (the grant within the bounding set), the module's NOTICE line
 (granted=, via=, rules=, policy=), the FILE:LINE of every policy error logged, and explain's pI,
-policy and match records. A disagreement is shrunk (drop-ins, lines, users) to the smallest
-policy that still shows it, which is printed with the model's and the code's answers.
+policy and match records. A disagreement is shrunk (drop-ins, then lines, for the one user it
+showed for) to the smallest policy that still shows it, printed with both answers.
 
 Needs root (the policy must be root-owned below root-owned directories; pI is set by capset).
 Exit status: 0 when everything agreed, 1 on a disagreement, 2 when it could not run.
@@ -312,21 +314,31 @@ class Lab:
                 else:
                     write_root_file(p, data)
 
-    def pam(self, names):
-        self.driver.stdin.write(("model " + " ".join(n.hex() for n in names) + "\n").encode())
-        self.driver.stdin.flush()
-        line = self.driver.stdout.readline()
-        if not line:
-            raise RuntimeError("the PAM driver died")
-        res = json.loads(line)
-        if isinstance(res, dict):
-            raise RuntimeError("PAM driver: %s" % res["error"])
+    def pam(self, names, fault=None):
+        """One login process, a transaction per name. pam_wrapper's own set-up (a copy of the
+        service directory under /tmp/pam.X, one letter of names shared with every process on
+        the machine) fails now and then under load: pam_start fails, then the batch is run
+        again, twice at most."""
+        env = ["env:" + ("%s=%s" % kv).encode().hex() for kv in (fault or {}).items()]
+        words = ["model"] + env + [n.hex() for n in names]
+        for _ in range(3):
+            self.driver.stdin.write((" ".join(words) + "\n").encode())
+            self.driver.stdin.flush()
+            line = self.driver.stdout.readline()
+            if not line:
+                raise RuntimeError("the PAM driver died")
+            res = json.loads(line)
+            if isinstance(res, dict):
+                raise RuntimeError("PAM driver: %s" % res["error"])
+            if all(r.get("start") == 0 for r in res):
+                break
+            COVER["harness: pam_start failed, batch run again"] += 1
         return res
 
-    def explain(self, name):
+    def explain(self, name, fault=None):
         p = subprocess.run([self.bin, "explain", name, "--config", self.conf, "--confdir",
-                            self.confdir, "--tsv", self.empty], env=self.nss_env,
-                           capture_output=True)
+                            self.confdir, "--tsv", self.empty],
+                           env=dict(self.nss_env, **(fault or {})), capture_output=True)
         return p.returncode, p.stdout, p.stderr
 
 
@@ -428,16 +440,38 @@ STATUS_WORDS = {"ok": "ok", "missing": "missing", "syntax error": "syntax error"
                 "unsafe": "unsafe"}
 
 
-def compare_pam(policy, user, res, paths):
+class Login:
+    """What the model expects of one login: @typed, the name given to PAM (or explain); the
+    account NSS answers (5: matched by its canonical name; nss_fault.so's case folding stands
+    for a case-insensitive backend); whether its lookup fails (an outage); the grant."""
+
+    def __init__(self, policy, case, typed):
+        fault = case.fault or {}
+        key = typed.lower() if fault.get("CD_FAULT_CASEFOLD") else typed
+        self.typed = typed
+        self.user = next((u for u in LAB_USERS[0] if u.name == key), None)
+        self.failed = self.user is not None and self.user.name in fault_names(
+            fault, "CD_FAULT_USERS")
+        unreachable = fault_names(fault, "CD_FAULT_GROUPS")
+        if self.user is None or self.failed:
+            self.grant = M.Grant(frozenset(), "none", [], self.failed)
+        else:
+            self.grant = M.resolve(policy, self.user, LAB_GROUPS[0], unreachable)
+        self.outage = self.grant.lookup_failed
+
+
+def fault_names(fault, var):
+    """The names an nss_fault.so variable lists (NAME or NAME:GID, comma-separated)."""
+    return {w.split(":")[0].encode() for w in fault.get(var, "").split(",") if w}
+
+
+def compare_pam(policy, login, res, paths):
     """Disagreements (strings) between the model and one PAM transaction."""
     d = []
     if res.get("start") != 0:
         return ["pam_start failed: %r" % res]
-    if user is None:
-        want = 0
-    else:
-        g = M.resolve(policy, user, LAB_GROUPS[0])
-        want = mask(g.caps) & BOUNDING
+    g = login.grant
+    want = mask(g.caps) & BOUNDING
     for step in ("setcred", "session"):
         if res[step] != 0:
             d.append("pam_%s returned %d, want PAM_SUCCESS (no strict)" % (step, res[step]))
@@ -445,12 +479,16 @@ def compare_pam(policy, user, res, paths):
             d.append("pI after %s is %s, model %s" % (
                 step, M.cap_text(c for c in range(64) if res["pi_" + step] >> c & 1),
                 M.cap_text(c for c in range(64) if want >> c & 1)))
-    if user is None:
+    if login.user is None:
         return d
     f = notice_fields(res["log"])
+    if login.outage:
+        # 8 WHAT IS REFUSED: an NSS lookup failed: nothing granted, LOG_ERR naming the cause
+        if f is not None or "no capabilities granted" not in res["log"]:
+            d.append("an NSS outage that decides: want a LOG_ERR line and no NOTICE line")
+        return d
     if f is None:
         return d + ["no NOTICE line in the module's log"]
-    g = M.resolve(policy, user, LAB_GROUPS[0])
     # 8: granted is what pI holds; dropped_bounding what the bounding set kept out.
     kept = frozenset(c for c in g.caps if BOUNDING >> c & 1)
     if caps_of_text(f.get("granted", "")) != kept:
@@ -464,10 +502,12 @@ def compare_pam(policy, user, res, paths):
         d.append("log policy=%s, model %s" % (f.get("policy"), policy.status))
     if policy.status == "ok" and f.get("rules") != rules_text(g.rules, 16):
         d.append("log rules=%s, model %s" % (f.get("rules"), rules_text(g.rules, 16)))
-    logged = f.get("user", "")
-    if logged != esc(user.name) and not (logged.endswith("...")
-                                         and esc(user.name).startswith(logged[:-3])):
-        d.append("log user=%s, model %s" % (logged, esc(user.name)))
+    logged, want_user = f.get("user", ""), esc(login.user.name)
+    if logged != want_user and not (logged.endswith("...") and want_user.startswith(logged[:-3])):
+        d.append("log user=%s, model %s" % (logged, want_user))
+    if (login.typed != login.user.name) != ("login_name" in f):
+        d.append("log login_name=%s for a login typed %s" % (f.get("login_name", "(none)"),
+                                                              esc(login.typed)))
     want_errs = {(p, n) for p, n, _ in policy.errors}
     if policy.status == "syntax error" and len(want_errs) <= 5:
         got = error_locations(res["log"], paths)
@@ -481,15 +521,16 @@ def fmt_locs(locs):
     return ", ".join("%s:%d" % (os.path.basename(p), n) for p, n in sorted(locs)) or "none"
 
 
-def compare_explain(policy, user, rc, out, err):
+def compare_explain(policy, login, rc, out, err):
     d = []
     recs = [l.split("\t") for l in out.decode("utf-8", "backslashreplace").splitlines()]
-    if user is None:
-        if rc != 2 or any(r[0] == "pI" for r in recs):
-            d.append("explain of a user unknown to NSS: exit %d, want 2 and no pI" % rc)
-        return d
-    g = M.resolve(policy, user, LAB_GROUPS[0])
     pi = [r for r in recs if r[0] == "pI"]
+    g = login.grant
+    if login.user is None or login.outage:
+        if rc != 2 or any(r[1] != "none" for r in pi):
+            d.append("explain of a user NSS %s: exit %d, want 2 and no grant" % (
+                "fails to look up" if login.outage else "does not know", rc))
+        return d
     if len(pi) != 1:
         return ["explain printed no pI record (exit %d): %s" % (rc, err.decode(errors="replace"))]
     if caps_of_text(pi[0][1]) != g.caps or pi[0][2] != g.via:
@@ -499,7 +540,8 @@ def compare_explain(policy, user, rc, out, err):
     if not st or st[0][2] != policy.status:
         d.append("explain policy status %s, model %s" % (st[0][2] if st else "-", policy.status))
     matches = [r[1] for r in recs if r[0] == "match"]
-    if policy.status == "ok" and matches != ["%s:%d" % (esc_location(r.file), r.line) for r in g.rules]:
+    if policy.status == "ok" and matches != ["%s:%d" % (esc_location(r.file), r.line)
+                                             for r in g.rules]:
         d.append("explain match lines %s, model %s" % (",".join(matches) or "none",
                                                         rules_text(g.rules)))
     want_rc = 0 if policy.status == "ok" else 2
@@ -509,11 +551,18 @@ def compare_explain(policy, user, rc, out, err):
 
 
 LAB_GROUPS = [None]   # the current fixture's groups (set per seed)
+LAB_USERS = [None]    # and users
 
 
 class Case:
-    def __init__(self, main, dropins):
-        self.main, self.dropins = main, dropins
+    """A main file (None: missing), a drop-in directory (None: none) and an NSS fault (the
+    environment of nss_fault.so, or None)."""
+
+    def __init__(self, main, dropins, fault=None):
+        self.main, self.dropins, self.fault = main, dropins, fault
+
+    def but(self, **kw):
+        return Case(kw.get("main", self.main), kw.get("dropins", self.dropins), self.fault)
 
     def policy(self, lab):
         return M.load(lab.conf, self.main, lab.confdir, self.dropins)
@@ -523,24 +572,23 @@ class Case:
                              for n in (self.dropins or {})}
 
 
-def check_case(lab, case, users, explain_users):
-    """Run one case; returns [(user name, channel, [disagreements])]."""
+def check_case(lab, case, names, explain_names):
+    """Run one case for the logins @names (and explain for @explain_names); returns
+    [(typed name, channel, [disagreements])]."""
     lab.install(case.main, case.dropins)
     policy = case.policy(lab)
     paths = case.paths(lab)
     COVER["model: policy %s" % policy.status] += 1
-    for u in users:
-        COVER["model: grant via %s" % M.resolve(policy, u, LAB_GROUPS[0]).via] += 1
     out = []
-    names = [u.name for u in users] + [b"nosuchuser"]
-    byname = {u.name: u for u in users}
-    for name, res in zip(names, lab.pam(names)):
-        d = compare_pam(policy, byname.get(name), res, paths)
+    for name, res in zip(names, lab.pam(names, case.fault)):
+        login = Login(policy, case, name)
+        COVER["model: grant via %s" % login.grant.via] += 1
+        d = compare_pam(policy, login, res, paths)
         if d:
             out.append((name, "pam", d))
-    for name in explain_users:
-        rc, so, se = lab.explain(name)
-        d = compare_explain(policy, byname.get(name), rc, so, se)
+    for name in explain_names:
+        rc, so, se = lab.explain(name, case.fault)
+        d = compare_explain(policy, Login(policy, case, name), rc, so, se)
         if d:
             out.append((name, "explain", d))
     return out
@@ -548,36 +596,37 @@ def check_case(lab, case, users, explain_users):
 
 # ---- shrinking ------------------------------------------------------------------------------
 
-def still_fails(lab, case, user, channel):
+def still_fails(lab, case, name, channel):
     lab.install(case.main, case.dropins)
     policy = case.policy(lab)
+    login = Login(policy, case, name)
     if channel == "pam":
-        res = lab.pam([user.name if user else b"nosuchuser"])[0]
-        return bool(compare_pam(policy, user, res, case.paths(lab)))
-    rc, so, se = lab.explain(user.name if user else b"nosuchuser")
-    return bool(compare_explain(policy, user, rc, so, se))
+        res = lab.pam([name], case.fault)[0]
+        return bool(compare_pam(policy, login, res, case.paths(lab)))
+    rc, so, se = lab.explain(name, case.fault)
+    return bool(compare_explain(policy, login, rc, so, se))
 
 
 def split_lines(data):
     return data.splitlines(keepends=True) if data else []
 
 
-def shrink(lab, case, user, channel, budget=300):
+def shrink(lab, case, name, channel, budget=300):
     """Fewer drop-ins, then fewer lines (halves, then one at a time), while it still fails."""
     tries = [0]
 
     def fails(c):
         tries[0] += 1
-        return tries[0] <= budget and still_fails(lab, c, user, channel)
+        return tries[0] <= budget and still_fails(lab, c, name, channel)
 
     if case.dropins:
-        for name in list(case.dropins):
+        for n in list(case.dropins):
             smaller = dict(case.dropins)
-            del smaller[name]
-            if fails(Case(case.main, smaller)):
-                case = Case(case.main, smaller)
-        if not case.dropins and fails(Case(case.main, None)):
-            case = Case(case.main, None)
+            del smaller[n]
+            if fails(case.but(dropins=smaller)):
+                case = case.but(dropins=smaller)
+        if not case.dropins and fails(case.but(dropins=None)):
+            case = case.but(dropins=None)
 
     def shrink_text(get, put):
         nonlocal case
@@ -595,17 +644,18 @@ def shrink(lab, case, user, channel, budget=300):
             chunk //= 2
 
     if case.main is not None:
-        shrink_text(lambda c: c.main, lambda c, t: Case(t, c.dropins))
-    for name in list(case.dropins or {}):
-        if case.dropins[name] != "dir":
-            shrink_text(lambda c, n=name: c.dropins[n],
-                        lambda c, t, n=name: Case(c.main, {**c.dropins, n: t}))
+        shrink_text(lambda c: c.main, lambda c, t: c.but(main=t))
+    for n in list(case.dropins or {}):
+        if case.dropins[n] != "dir":
+            shrink_text(lambda c, n=n: c.dropins[n],
+                        lambda c, t, n=n: c.but(dropins={**c.dropins, n: t}))
     return case
 
 
-def show_case(lab, case, user, channel, groups):
+def show_case(lab, case, name, channel, groups):
     policy = case.policy(lab)
     lab.install(case.main, case.dropins)
+    login = Login(policy, case, name)
     lines = ["smallest case (%s):" % channel]
 
     def show_file(label, data):
@@ -619,63 +669,132 @@ def show_case(lab, case, user, channel, groups):
                 lines.append("    %3d| %s" % (i, repr(l)[2:-1]))
     show_file("policy.conf", case.main)
     if case.dropins is not None:
-        lines.append("  capdelegate.d/: %s" % (", ".join(repr(n)[2:-1] for n in case.dropins) or "empty"))
+        lines.append("  capdelegate.d/: %s" % (", ".join(repr(n)[2:-1] for n in case.dropins)
+                                               or "empty"))
         for n, data in case.dropins.items():
             show_file("capdelegate.d/" + repr(n)[2:-1], data)
+    if case.fault:
+        lines.append("  NSS fault (nss_fault.so): %s" % " ".join(
+            "%s=%s" % kv for kv in case.fault.items()))
+    user = login.user
     if user is None:
-        lines.append("  user: nosuchuser (unknown to NSS)")
+        lines.append("  login: %s (unknown to NSS)" % short(name))
     else:
         mine = sorted(M.groups_of(user, groups))
-        lines.append("  user: %s (gid %d; groups %s)" % (short(user.name), user.gid,
-                                                           ", ".join(short(g) for g in mine) or "none"))
-        g = M.resolve(policy, user, groups)
-        lines.append("  model: policy %s; grant %s via %s" % (policy.status, M.cap_text(g.caps), g.via))
-        for f, n, why in policy.errors[:5]:
-            lines.append("    model error %s:%d: %s" % (os.path.basename(f), n, why))
+        lines.append("  login: %s, account %s (gid %d; groups %s)" % (
+            short(name), short(user.name), user.gid, ", ".join(short(g) for g in mine) or "none"))
+    g = login.grant
+    lines.append("  model: policy %s; grant %s via %s%s" % (
+        policy.status, M.cap_text(g.caps), g.via, " (NSS outage)" if login.outage else ""))
+    for f, n, why in policy.errors[:5]:
+        lines.append("    model error %s:%d: %s" % (os.path.basename(f), n, why))
     if channel == "pam":
-        res = lab.pam([user.name if user else b"nosuchuser"])[0]
-        lines.append("  code:  " + "; ".join(compare_pam(policy, user, res, case.paths(lab))))
+        res = lab.pam([name], case.fault)[0]
+        lines.append("  code:  " + "; ".join(compare_pam(policy, login, res, case.paths(lab))))
         for l in res.get("log", "").splitlines():
             if "SYSLOG" in l and "no default config" not in l:
                 lines.append("    log: " + l.split("SYSLOG", 1)[1])
     else:
-        rc, so, se = lab.explain(user.name if user else b"nosuchuser")
-        lines.append("  code:  " + "; ".join(compare_explain(policy, user, rc, so, se)))
+        rc, so, se = lab.explain(name, case.fault)
+        lines.append("  code:  " + "; ".join(compare_explain(policy, login, rc, so, se)))
         for l in (so + se).decode(errors="replace").splitlines():
             lines.append("    explain: " + l)
     return "\n".join(lines)
 
 
+def make_fault(rnd, users, groups):
+    """Now and then an NSS fault: a group's or a user's lookup failing (a directory outage),
+    or a case-insensitive backend (logins typed in another case)."""
+    r = rnd.random()
+    if r < 0.06:
+        g = rnd.choice(groups)
+        COVER["NSS: a group unreachable"] += 1
+        return {"CD_FAULT_GROUPS": "%s:%d" % (g.name.decode("latin-1"), g.gid)}
+    if r < 0.09:
+        u = rnd.choice([u for u in users if b"," not in u.name])
+        COVER["NSS: a user's lookup fails"] += 1
+        return {"CD_FAULT_USERS": u.name.decode("latin-1")}
+    if r < 0.13:
+        COVER["NSS: case-insensitive backend"] += 1
+        return {"CD_FAULT_CASEFOLD": "1"}
+    return None
+
+
+def typed_names(rnd, users, fault):
+    """The names logins are typed with: each account's, in another case under case folding;
+    and one no account has."""
+    names = [u.name for u in users]
+    if fault and fault.get("CD_FAULT_CASEFOLD"):
+        names = [bytes(c ^ 0x20 if rnd.random() < 0.5 and chr(c).isalpha() and c < 128 else c
+                       for c in n) for n in names]
+    return names + [b"nosuchuser"]
+
+
 # ---- driver ---------------------------------------------------------------------------------
 
-def run_seed(args, seed, deadline=None):
+def open_lab(args, seed):
+    """The fixture of @seed, installed, and its random stream."""
     rnd = random.Random(seed)
     users, groups = make_fixture(rnd)
-    LAB_GROUPS[0] = groups
-    lab = Lab(args.bin, users, groups, args.keep)
+    LAB_USERS[0], LAB_GROUPS[0] = users, groups
+    return rnd, users, groups, Lab(args.bin, users, groups, args.keep)
+
+
+def report(lab, case, bad, groups, label, found):
+    """Shrink the first disagreement of @bad, log it and add it to @found."""
+    name, channel, d = bad[0]
+    text = show_case(lab, shrink(lab, case, name, channel), name, channel, groups)
+    found.append((label, name, channel, d, text))
+    log("%s: %s: %s" % (label, short(name), "; ".join(d)))
+    log(text)
+
+
+def run_seed(args, seed, deadline=None):
+    rnd, users, groups, lab = open_lab(args, seed)
     stats = {"cases": 0, "logins": 0, "explains": 0}
     found = []
     try:
         for _ in range(args.cases):
             if deadline and time.time() > deadline:
                 break
-            case = Case(*make_case(rnd, users, groups))
-            ex = rnd.sample(users, min(args.explain_users, len(users)))
-            ex_names = [u.name for u in ex] + ([b"nosuchuser"] if rnd.random() < 0.1 else [])
-            bad = check_case(lab, case, users, ex_names)
+            case = Case(*make_case(rnd, users, groups), make_fault(rnd, users, groups))
+            names = typed_names(rnd, users, case.fault)
+            ex_names = rnd.sample(names[:-1], min(args.explain_users, len(users)))
+            ex_names += [b"nosuchuser"] if rnd.random() < 0.1 else []
+            bad = check_case(lab, case, names, ex_names)
             stats["cases"] += 1
-            stats["logins"] += len(users) + 1
+            stats["logins"] += len(names)
             stats["explains"] += len(ex_names)
             if bad:
-                name, channel, d = bad[0]
-                user = next((u for u in users if u.name == name), None)
-                small = shrink(lab, case, user, channel)
-                text = show_case(lab, small, user, channel, groups)
-                found.append((seed, name, channel, d, text))
-                log("seed %d: %s: %s" % (seed, short(name), "; ".join(d)))
-                log(text)
+                report(lab, case, bad, groups, "seed %d" % seed, found)
                 if len(found) >= args.max_findings:
                     break
+    finally:
+        lab.close()
+    return stats, found
+
+
+def run_catalogue(args, seed=0):
+    """Every malformed line and near miss of BAD_LINES once, five to a policy (each at a random
+    place of the main file or of a drop-in, so that the FILE:LINE of each error is compared):
+    two logins and one explain each."""
+    rnd, users, groups, lab = open_lab(args, seed)
+    stats = {"cases": 0, "logins": 0, "explains": 0}
+    found = []
+    try:
+        for k in range(0, len(BAD_LINES), 5):
+            files = [split_lines(random_file(rnd, users, groups, 0)) for _ in range(2)]
+            for bad in BAD_LINES[k:k + 5]:
+                f = rnd.choice(files)
+                f.insert(rnd.randint(0, len(f)), bad + b"\n")
+            case = Case(b"".join(files[0]), {b"50-bad.conf": b"".join(files[1])})
+            some = [u.name for u in rnd.sample(users, 2)]
+            bad = check_case(lab, case, some, some[:1])
+            stats["cases"] += 1
+            stats["logins"] += 2
+            stats["explains"] += 1
+            if bad:
+                report(lab, case, bad, groups, "catalogue", found)
     finally:
         lab.close()
     return stats, found
@@ -713,19 +832,22 @@ def main():
     else:
         deadline = None
         seeds = iter(int(s) for s in args.seeds.split(","))
-    for seed in seeds:
+    runs = seeds if args.seconds else [None] + list(seeds)
+    for seed in runs:
         if deadline and time.time() > deadline:
             break
-        stats, found = run_seed(args, seed, deadline)
+        stats, found = run_catalogue(args) if seed is None else run_seed(args, seed, deadline)
         for k in total:
             total[k] += stats[k]
         if args.tsv:
             if found:
-                for s, name, channel, d, _ in found:
-                    print("FAIL\tmodel seed %d: %s %s: %s" % (s, channel, short(name), d[0]))
+                for label, name, channel, d, _ in found:
+                    print("FAIL\tmodel %s: %s %s: %s" % (label, channel, short(name), d[0]))
             else:
-                print("PASS\tmodel seed %d: %d cases, %d logins, %d explains agree with the model"
-                      % (seed, stats["cases"], stats["logins"], stats["explains"]))
+                print("PASS\tmodel %s: %d cases, %d logins, %d explains agree with the model"
+                      % ("seed %d" % seed if seed is not None else
+                         "catalogue of %d malformed lines and near misses" % len(BAD_LINES),
+                         stats["cases"], stats["logins"], stats["explains"]))
         failed += len(found)
     log("coverage: " + "; ".join("%s %d" % kv for kv in sorted(COVER.items())))
     log("%d cases, %d PAM logins, %d explains, %d disagreements, %.1f s" % (

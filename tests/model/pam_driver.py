@@ -3,7 +3,8 @@
 
 Runs under LD_PRELOAD of nss_fault.so, libpam_wrapper.so and libnss_wrapper.so, with
 PAM_WRAPPER_SERVICE_DIR and NSS_WRAPPER_* set by diff.py. Reads one request a line on stdin:
-SERVICE then the users' names in hex, separated by blanks. It
+SERVICE then the users' names in hex, separated by blanks; a word env:HEX sets the variable
+VAR=VALUE (hex of that text) in the child, for nss_fault.so (an outage, case folding). It
 runs, per request, in one forked child (a login process whose pI each transaction replaces) and
 user after user, what login(1) runs after authentication (pam_setcred(PAM_ESTABLISH_CRED), then
 pam_open_session) through libpam and pam_capdelegate.so, and reads its own CapInh from
@@ -71,12 +72,15 @@ def logins_child(pam, conv, service, users, out_fd, tmpdir):
     ctypes.CDLL(None).exit(0)
 
 
-def logins(pam, conv, service, users, tmpdir):
+def logins(pam, conv, service, users, tmpdir, env):
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         try:
+            for var in env:
+                k, v = var.split("=", 1)
+                os.environ[k] = v
             logins_child(pam, conv, service, users, w, tmpdir)
         finally:
             os._exit(3)
@@ -115,8 +119,9 @@ def main():
             words = line.split()
             if not words:
                 continue
-            users = [bytes.fromhex(u) for u in words[1:]]
-            results = logins(pam, conv, words[0], users, tmpdir)
+            env = [bytes.fromhex(w[4:]).decode() for w in words[1:] if w.startswith("env:")]
+            users = [bytes.fromhex(u) for u in words[1:] if not u.startswith("env:")]
+            results = logins(pam, conv, words[0], users, tmpdir, env)
             sys.stdout.write(json.dumps(results) + "\n")
             sys.stdout.flush()
     return 0

@@ -62,6 +62,7 @@ class Grant:
     caps: frozenset
     via: str             # user, group, default, none
     rules: list          # the Rules that decided
+    lookup_failed: bool = False   # nothing, because a group's lookup failed
 
 
 class LineError(Exception):
@@ -232,12 +233,18 @@ def groups_of(user, groups):
     return {g.name for g in groups if g.gid == user.gid or user.name in g.members}
 
 
-def resolve(policy, user, groups):
+def resolve(policy, user, groups, unreachable=frozenset()):
     """5 RESOLUTION: the user's own lines, else the lines of the user's groups, else the *
-    lines, else nothing; a policy that is not ok grants nothing."""
+    lines, else nothing; a policy that is not ok grants nothing. @unreachable: names of groups
+    whose lookup fails (a directory outage): 5 ERRORS AND SAFETY, every group the policy names
+    is looked up, and a failed lookup grants nothing (never read as "not a member"); groups are
+    not needed when the user's own lines decide."""
     if policy.status != "ok" or user is None:
         return Grant(frozenset(), "none", [])
-    mine = groups_of(user, groups)
+    own = [r for r in policy.rules if r.kind == "user" and r.name == user.name]
+    if not own and any(r.kind == "group" and r.name in unreachable for r in policy.rules):
+        return Grant(frozenset(), "none", [], True)
+    mine = groups_of(user, groups) - set(unreachable)
     tiers = (("user", lambda r: r.kind == "user" and r.name == user.name),
              ("group", lambda r: r.kind == "group" and r.name in mine),
              ("default", lambda r: r.kind == "default"))

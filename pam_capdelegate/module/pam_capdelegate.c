@@ -59,7 +59,7 @@ struct saved_grant {
 	enum cd_subject_kind via;
 	char *rules;		/* "file:line,file:line" */
 	int logged;		/* the NOTICE line for this outcome was written */
-	cd_capmask logged_granted;
+	cd_capmask logged_granted, logged_dropped_bounding, logged_dropped_no_setpcap;
 };
 
 /* Why a login gets no grant, or not the whole one. Without strict, pI is emptied and the login
@@ -353,18 +353,22 @@ static void log_apply_failure(pam_handle_t *pamh, const char *shown, const struc
 }
 
 /* One NOTICE line (and one audit record) per login: when session applies the same outcome
- * that setcred already logged, say so only at debug level. */
+ * that setcred already logged, bits dropped the same way included, say so only at debug level.
+ * A different outcome (another module changed the bounding set in between) is logged again. */
 static int already_logged(pam_handle_t *pamh, struct saved_grant *s, const struct cd_apply_result *r,
 			  int debug)
 {
-	if (s->logged && s->logged_granted == r->granted && !r->set_errno && !r->dropped_bounding &&
-	    !r->dropped_no_setpcap) {
+	if (s->logged && s->logged_granted == r->granted && !r->set_errno &&
+	    s->logged_dropped_bounding == r->dropped_bounding &&
+	    s->logged_dropped_no_setpcap == r->dropped_no_setpcap) {
 		if (debug)
 			pam_syslog(pamh, LOG_DEBUG, "user=%s: inheritable set applied again, unchanged", s->shown);
 		return 1;
 	}
 	s->logged = 1;
 	s->logged_granted = r->granted;
+	s->logged_dropped_bounding = r->dropped_bounding;
+	s->logged_dropped_no_setpcap = r->dropped_no_setpcap;
 	return 0;
 }
 

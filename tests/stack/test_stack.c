@@ -194,6 +194,16 @@ static void expect_log(const struct outcome *o, const char *text)
 		fail_msg("expected in the module's log: %s\nlog:\n%s", text, o->log);
 }
 
+/* pam_capdelegate(8): one NOTICE line per login; setcred and session apply the grant twice. */
+static void expect_log_once(const struct outcome *o, const char *text)
+{
+	size_t n = 0;
+	for (const char *p = o->log; (p = strstr(p, text)) != NULL; p += strlen(text))
+		n++;
+	if (n != 1)
+		fail_msg("expected once in the module's log, found %zu times: %s\nlog:\n%s", n, text, o->log);
+}
+
 static int need_root(void **state)
 {
 	(void)state;
@@ -279,8 +289,8 @@ static void test_without_setpcap_grants_what_it_can(void **state)
 	struct outcome o;
 	login("two", "alice", &p, PAM_SUCCESS, PAM_SUCCESS, &o);
 	assert_true(o.inh == BIT(CAP_NET_RAW));
-	expect_log(&o, "dropped_no_setpcap=cap_syslog");
-	expect_log(&o, "no CAP_SETPCAP in its effective set");
+	expect_log_once(&o, "dropped_no_setpcap=cap_syslog");
+	expect_log_once(&o, "no CAP_SETPCAP in its effective set");
 }
 
 static void test_outside_bounding_set_is_dropped(void **state)
@@ -291,8 +301,10 @@ static void test_outside_bounding_set_is_dropped(void **state)
 	struct outcome o;
 	login("demo", "alice", &p, PAM_SUCCESS, PAM_SUCCESS, &o);
 	assert_true(o.inh == 0);
-	expect_log(&o, "dropped_bounding=cap_net_raw");
-	expect_log(&o, "outside the bounding set");
+	/* Logged once, though setcred and session both apply it (found by tests/model: the NOTICE
+	 * line and the warning were written twice when a bit was dropped). */
+	expect_log_once(&o, "dropped_bounding=cap_net_raw");
+	expect_log_once(&o, "outside the bounding set");
 }
 
 static void test_login_inheritable_never_leaks(void **state)

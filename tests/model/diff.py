@@ -489,6 +489,10 @@ def compare_pam(policy, login, res, paths):
         return d
     if f is None:
         return d + ["no NOTICE line in the module's log"]
+    # 8: one line per login at LOG_NOTICE, though setcred and session both apply the grant
+    n = len(re.findall(r"SYSLOG\(5\): user=", res["log"]))
+    if n != 1:
+        d.append("%d NOTICE lines in one transaction, want 1" % n)
     # 8: granted is what pI holds; dropped_bounding what the bounding set kept out.
     kept = frozenset(c for c in g.caps if BOUNDING >> c & 1)
     if caps_of_text(f.get("granted", "")) != kept:

@@ -9,7 +9,10 @@
  *  - readdir failing after it returned the first drop-in (readdir defined here too);
  *  - a drop-in listed, then gone when it is opened (openat defined here), with a "none" line
  *    in it: never a policy read without it;
- *  - a drop-in that is a link to nothing is named as such (finding 7).
+ *  - a drop-in that is a link to nothing is named as such (finding 7);
+ *  - finding 1, one whole version: a file that changes while it is read (read defined here
+ *    appends to it once the reader reached its end), a main file renamed over while a drop-in
+ *    is opened, a policy changed just now, a policy that never stops changing.
  * Runs unprivileged, like test_policy.c (the required owner is the test's own uid).
  */
 #include "config.h"
@@ -28,6 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <linux/capability.h>
@@ -45,6 +49,10 @@ static int readdir_fail_after_dropin;	/* readdir fails (EIO) once it returned a 
 static int readdir_failing;
 static const char *open_enoent;		/* openat of this name says ENOENT (listed, then gone) */
 static const char *open_unlinks;	/* this name is unlinked just before it is opened, once */
+static const char *open_renames[3];	/* opening [0] first renames [1] over [2], once */
+static const char *append_text;		/* appended to a file named *append_suffix when a read */
+static const char *append_suffix;	/* reached its end, append_times times (-1: always) */
+static int append_times;
 static unsigned long fake_fs_type;	/* nonzero: fstatfs of a file named *fake_fs_suffix says it */
 static const char *fake_fs_suffix;
 
@@ -85,6 +93,11 @@ int openat(int dfd, const char *path, int flags, ...)
 		errno = ENOENT;
 		return -1;
 	}
+	if (open_renames[0] != NULL && strcmp(path, open_renames[0]) == 0) {
+		open_renames[0] = NULL;
+		if (rename(open_renames[1], open_renames[2]) < 0)
+			abort();
+	}
 	if (open_unlinks != NULL && strcmp(path, open_unlinks) == 0) {
 		open_unlinks = NULL;
 		if (unlinkat(dfd, path, 0) < 0)
@@ -93,20 +106,45 @@ int openat(int dfd, const char *path, int flags, ...)
 	return real(dfd, path, flags, mode);
 }
 
+/* The path of @fd ends with @suffix. */
+static int fd_named(int fd, const char *suffix)
+{
+	char link[64], path[PATH_MAX];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return 0;
+	path[n] = '\0';
+	return ends_with(path, suffix);
+}
+
+ssize_t read(int fd, void *buf, size_t size)
+{
+	static ssize_t (*real)(int, void *, size_t);
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "read");
+	ssize_t n = real(fd, buf, size);
+	if (n == 0 && append_times != 0 && fd_named(fd, append_suffix)) {
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		int w = open(link, O_WRONLY | O_APPEND);
+		if (w < 0 || write(w, append_text, strlen(append_text)) != (ssize_t)strlen(append_text))
+			abort();
+		close(w);
+		if (append_times > 0)
+			append_times--;
+	}
+	return n;
+}
+
 int fstatfs(int fd, struct statfs *buf)
 {
 	static int (*real)(int, struct statfs *);
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "fstatfs");
 	int rc = real(fd, buf);
-	char link[64], path[PATH_MAX];
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t n = fake_fs_type ? readlink(link, path, sizeof(path) - 1) : -1;
-	if (rc == 0 && n > 0) {
-		path[n] = '\0';
-		if (ends_with(path, fake_fs_suffix))
-			buf->f_type = (typeof(buf->f_type))fake_fs_type;
-	}
+	if (rc == 0 && fake_fs_type && fd_named(fd, fake_fs_suffix))
+		buf->f_type = (typeof(buf->f_type))fake_fs_type;
 	return rc;
 }
 
@@ -117,8 +155,10 @@ static int setup(void **state)
 	(void)state;
 	forget_logged();
 	readdir_fail_after_dropin = readdir_failing = 0;
-	open_enoent = open_unlinks = fake_fs_suffix = NULL;
+	open_enoent = open_unlinks = fake_fs_suffix = append_text = append_suffix = NULL;
+	open_renames[0] = NULL;
 	fake_fs_type = 0;
+	append_times = 0;
 	return 0;
 }
 
@@ -416,6 +456,110 @@ static void test_dangling_dropin_link_named(void **state)
 	free(main_path);
 }
 
+/* ---- one whole version (finding 1) ------------------------------------------------------ */
+
+static size_t count_of(const char *text)
+{
+	size_t n = 0;
+	for (const char *p = logged(); (p = strstr(p, text)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* Written while it was read (here: "ne" and a newline appended once the reader reached the
+ * end of "dave no"): that reading is dropped, its syntax error never logged, and the policy
+ * is read again whole. */
+static void test_file_changed_while_read(void **state)
+{
+	(void)state;
+	char *p = in_tmp("growing.conf");
+	put(p, "@netops cap_net_raw\ndave no");
+	append_text = "ne\n";
+	append_suffix = "/growing.conf";
+	append_times = 1;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_OK);
+	assert_int_equal(append_times, 0);	/* the fault was reached */
+	assert_int_equal(count_of("changed while it was read: reading the policy again"), 1);
+	assert_null(strstr(logged(), "unknown capability"));
+	assert_null(strstr(logged(), "rejected"));
+	const char *groups[] = { "netops", NULL };
+	assert_true(grant_of(&pol, "dave", groups) == 0);
+	assert_true(grant_of(&pol, "carol", groups) == BIT(CAP_NET_RAW));
+	cd_policy_free(&pol);
+	free(p);
+}
+
+/* A policy that changes at every reading is refused after 4, the reason logged. */
+static void test_policy_that_keeps_changing_refused(void **state)
+{
+	(void)state;
+	char *p = in_tmp("restless.conf");
+	put(p, "alice cap_net_raw\n");
+	append_text = "# again\n";
+	append_suffix = "/restless.conf";
+	append_times = -1;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_SYSERR);
+	assert_int_equal(pol.nrules, 0);
+	assert_true(grant_of(&pol, "alice", NULL) == 0);
+	assert_int_equal(count_of("reading the policy again"), CD_POLICY_READ_ATTEMPTS - 1);
+	expect_logged("/restless.conf: changed while it was read, 4 times in a row: no capabilities granted");
+	cd_policy_free(&pol);
+	free(p);
+}
+
+/* The main file renamed over (a new version) while a drop-in is opened: the files read are
+ * no single version (the old main file, drop-ins maybe new), so the policy is read again. */
+static void test_main_renamed_over_while_dropins_read(void **state)
+{
+	(void)state;
+	char *dir = fresh_dir("renamed.d", 0755), *p = in_tmp("renamed-main.conf"), *next, *d;
+	put(p, "@netops cap_net_raw\n");
+	next = in_tmp("renamed-main.conf.new");
+	put(next, "@netops cap_net_raw\ndave none\n");
+	assert_true(asprintf(&d, "%s/10-ops.conf", dir) > 0);
+	put(d, "@netops cap_net_admin\n");
+	open_renames[0] = "10-ops.conf";
+	open_renames[1] = next;
+	open_renames[2] = p;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, dir), CD_POLICY_OK);
+	assert_null(open_renames[0]);	/* the fault was reached */
+	expect_logged("renamed-main.conf: changed while it was read: reading the policy again");
+	const char *groups[] = { "netops", NULL };
+	assert_true(grant_of(&pol, "dave", groups) == 0);
+	cd_policy_free(&pol);
+	free(dir);
+	free(p);
+	free(next);
+	free(d);
+}
+
+static long long now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A policy written just now may be a writer's pause between two chunks: it is read when it is
+ * CD_POLICY_SETTLE_MS old (the coarse clock it is stamped with may lag a few ms). */
+static void test_policy_changed_just_now_waits(void **state)
+{
+	(void)state;
+	char *p = in_tmp("fresh.conf");
+	put(p, "alice cap_net_raw\n");
+	long long t0 = now_ms();
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_OK);
+	long long took = now_ms() - t0;
+	printf("# a policy written just now: read after %lld ms\n", took);
+	assert_true(took >= CD_POLICY_SETTLE_MS - 10);
+	cd_policy_free(&pol);
+	free(p);
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-load") < 0)
@@ -430,6 +574,10 @@ int main(void)
 		cmocka_unit_test_setup(test_dropin_gone_when_opened_refused, setup),
 		cmocka_unit_test_setup(test_dropin_removed_while_read_reads_again, setup),
 		cmocka_unit_test_setup(test_dangling_dropin_link_named, setup),
+		cmocka_unit_test_setup(test_file_changed_while_read, setup),
+		cmocka_unit_test_setup(test_policy_that_keeps_changing_refused, setup),
+		cmocka_unit_test_setup(test_main_renamed_over_while_dropins_read, setup),
+		cmocka_unit_test_setup(test_policy_changed_just_now_waits, setup),
 	};
 	int rc = cmocka_run_group_tests_name("load", tests, NULL, NULL);
 	char *cmd;

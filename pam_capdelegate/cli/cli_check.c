@@ -19,7 +19,8 @@ static const char usage[] =
 	"usage: capdelegate check [--config FILE] [--tsv]\n"
 	"\n"
 	"Validate the policy (default " CD_DEFAULT_CONFIG ") exactly as pam_capdelegate reads it.\n"
-	"Exit 0: clean. 1: warnings only (unknown users or groups, risky grants, contradictions).\n"
+	"Exit 0: clean. 1: warnings only (unknown users or groups, risky grants, contradictions,\n"
+	"names whose octal escape a winbind name could have meant literally).\n"
 	"2: errors (the module would grant nothing: a syntax error, or a file or directory on its\n"
 	"resolved path that someone other than root can change).\n"
 	"After the verdict line, the rules read: aligned on a terminal, tab-separated records\n"
@@ -238,6 +239,7 @@ int cli_check_main(int argc, char **argv)
 	for (size_t i = 0; i < pol.nrules; i++)
 		warnings += check_rule(&pol.rules[i], risky);
 	warnings += check_contradictions(&pol);
+	warnings += pol.nwarnings;	/* the core's, already on stderr as FILE:LINE: message */
 	list_ignored(&pol, confdir ? confdir : CD_DEFAULT_CONFDIR);
 	note_recent_edit(&pol);
 	cli_text_escape(stdout, pol.path);

@@ -137,6 +137,8 @@ static inline int keep_rule(struct parser *p, const struct cd_rule *tmp)
 	return store_rule(p, tmp);
 }
 
+/* The first digit 0..3: \400 to \777 name no byte, and are no escape (capdelegate.conf(5)):
+ * the backslash is a plain one, as a winbind name's, never wrapped to \000-\377. */
 int cd_octal_escape(const char *s)
 {
 	if (s[0] != '\\' || s[1] < '0' || s[1] > '3' || s[2] < '0' || s[2] > '7' || s[3] < '0' || s[3] > '7')
@@ -157,6 +159,42 @@ size_t cd_unescape(const char *s, char *byte)
 	return 4;
 }
 
+/* The escapes of one name that a winbind name (DOMAIN\user) could have meant literally: bit k
+ * set when byte k of the decoded name came from one (issue 18: CORP\100234 reads CORP@234). */
+struct literal_doubt {
+	int any;
+	uint64_t at[(CD_MAX_NAME_LEN + 63) / 64];
+};
+
+/* Could the "\ooo" at @s, standing for @byte after the name's first byte, be a winbind
+ * backslash written as it is? Never for a backslash (\134 is how one is written on purpose);
+ * yes for a byte the name could hold bare (nobody escapes a letter or a digit); and, at the
+ * name's first backslash, when a digit runs on after the three (a user number: CORP\040123). */
+static int escape_may_be_literal(const char *s, unsigned char byte, int first_backslash)
+{
+	if (byte == '\\')
+		return 0;
+	if (cd_cclass[byte] == CD_CL_NAME || byte == '@')
+		return 1;
+	return first_backslash && s[4] >= '0' && s[4] <= '9';
+}
+
+static void doubt_escape(struct literal_doubt *d, size_t k)
+{
+	if (k >= CD_MAX_NAME_LEN)
+		return;	/* the name is too long, and rejected */
+	if (!d->any) {
+		memset(d->at, 0, sizeof(d->at));
+		d->any = 1;
+	}
+	d->at[k / 64] |= (uint64_t)1 << (k % 64);
+}
+
+static int doubted(const struct literal_doubt *d, size_t k)
+{
+	return d->any && k < CD_MAX_NAME_LEN && (d->at[k / 64] >> (k % 64) & 1);
+}
+
 /* Names as NSS backends return them: shadow-utils' [A-Za-z0-9_.-], '@' after the first byte
  * (SSSD's alice@corp.example.com), '\' (winbind's CORP\alice), an optional final '$' (Samba
  * machines), and any other byte but NUL and control characters written "\ooo" in octal ("linux
@@ -164,8 +202,9 @@ size_t cd_unescape(const char *s, char *byte)
  * (an escape is longer than its byte) once it is known to be valid: a bad name stays as written
  * for the error message. Returns the index after it, 0 if it is not a valid name:
  * empty, over CD_MAX_NAME_LEN decoded bytes, starting with '-' (it would read as an option
- * elsewhere) or '@' (even escaped), or only "$". line[len] ends every scan (see parse_line). */
-static size_t scan_name(char *line, size_t i, char **name)
+ * elsewhere) or '@' (even escaped), or only "$". line[len] ends every scan (see parse_line). The
+ * escapes a winbind name could have meant literally are noted in *doubt. */
+static size_t scan_name(char *line, size_t i, char **name, struct literal_doubt *doubt)
 {
 	size_t start = i;
 	/* Most names have no escape: run over their bytes without copying them. */
@@ -176,6 +215,7 @@ static size_t scan_name(char *line, size_t i, char **name)
 	size_t n = i - start;		/* decoded bytes: the run above, then tail[0..t) */
 	char tail[CD_MAX_NAME_LEN];
 	size_t t = 0;
+	int backslashes = 0;
 	for (;;) {
 		unsigned char c = (unsigned char)line[i];
 		char byte = (char)c;
@@ -186,6 +226,9 @@ static size_t scan_name(char *line, size_t i, char **name)
 			break;
 		if (took == 0 || n >= CD_MAX_NAME_LEN)
 			return 0;
+		if (took == 4 && n > 0 && escape_may_be_literal(line + i, (unsigned char)byte, backslashes == 0))
+			doubt_escape(doubt, n);
+		backslashes += c == '\\';
 		tail[t++] = byte;
 		n++;
 		i += took;
@@ -211,7 +254,8 @@ static size_t scan_name(char *line, size_t i, char **name)
 
 /* Scan the subject at line[i]: "*", "@name" or "name". Returns the index after it, and
  * sets r->kind and r->name (NUL-terminated in place, the line buffer is ours). 0 if bad. */
-static size_t scan_subject(struct cd_rule *r, char *line, size_t i, size_t len)
+static size_t scan_subject(struct cd_rule *r, char *line, size_t i, size_t len,
+			   struct literal_doubt *doubt)
 {
 	if (line[i] == '*') {
 		r->kind = CD_SUBJECT_DEFAULT;
@@ -223,13 +267,51 @@ static size_t scan_subject(struct cd_rule *r, char *line, size_t i, size_t len)
 			r->kind = CD_SUBJECT_GROUP;
 			i++;
 		}
-		if ((i = scan_name(line, i, &r->name)) == 0)
+		if ((i = scan_name(line, i, &r->name, doubt)) == 0)
 			return 0;
 	}
 	/* A subject ends at a blank; anything else glued to it makes it a bad subject. */
 	if (i < len && cd_class(line[i]) != CD_CL_BLANK && line[i] != '#')
 		return 0;
 	return i;
+}
+
+/* A valid line whose subject holds an escape a winbind name could have meant literally: the
+ * name as read, and how to write the literal one (each doubted byte back as its escape, whose
+ * backslash cd_name_form shows as \134). Logged at LOG_WARNING, counted in pol->nwarnings,
+ * shown while no more than CD_MAX_REPORTED_ERRORS were. */
+static void warn_literal_backslash(struct parser *p, size_t lineno, const struct cd_rule *r,
+				   const struct literal_doubt *d)
+{
+	size_t n = strlen(r->name), k, o = 0, first = n;
+	if (++p->pol->nwarnings > CD_MAX_REPORTED_ERRORS) {
+		if (p->pol->nwarnings == CD_MAX_REPORTED_ERRORS + 1)
+			cd_log(p->log, LOG_WARNING, "%s:%zu: more names read with such octal escapes: "
+			       "not shown", p->shown, lineno);
+		return;
+	}
+	char *literal = malloc(4 * n + 1), *read_as = malloc(4 * n + 8), *meant = malloc(16 * n + 8);
+	if (literal != NULL && read_as != NULL && meant != NULL) {
+		for (k = 0; k < n; k++) {
+			if (doubted(d, k)) {
+				o += (size_t)sprintf(literal + o, "\\%03o", (unsigned char)r->name[k]);
+				first = first < n ? first : k;
+			} else {
+				literal[o++] = r->name[k];
+			}
+		}
+		literal[o] = '\0';
+		cd_name_form(read_as, 4 * n + 8, r->name, n);
+		cd_name_form(meant, 16 * n + 8, literal, o);
+		const char *at = r->kind == CD_SUBJECT_GROUP ? "@" : "";
+		cd_log(p->log, LOG_WARNING, "%s:%zu: %s '%s%s' is read with \\%03o as an octal escape; "
+		       "if the winbind name DOMAIN\\user was meant, write its backslash as \\134: "
+		       "'%s%s'", p->shown, lineno, cd_subject_kind_str(r->kind), at, read_as,
+		       (unsigned char)r->name[first], at, meant);
+	}
+	free(literal);
+	free(read_as);
+	free(meant);
 }
 
 static size_t token_end(const char *line, size_t i, size_t len)
@@ -259,8 +341,10 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 	}
 
 	struct cd_rule r = { .line = lineno };
+	struct literal_doubt doubt;
+	doubt.any = 0;
 	size_t start = i;
-	size_t end = scan_subject(&r, line, i, len);
+	size_t end = scan_subject(&r, line, i, len, &doubt);
 	if (end == 0) {
 		size_t stop = token_end(line, start, len), k = start;
 		while (k < stop && cd_class(line[k]) != CD_CL_CTRL)
@@ -268,8 +352,8 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 		if (k < stop)
 			syntax_error(p, lineno, "control character in line", line + k, 1);
 		else
-			syntax_error(p, lineno, "bad subject (a user name, @group or *)", line + start,
-				     stop - start);
+			syntax_error(p, lineno, "bad subject (a user name, @group or *)",
+				     line + start, stop - start);
 		return;
 	}
 	i = end;
@@ -291,6 +375,8 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 	}
 	if (r.name != NULL)
 		line[end] = '\0';	/* after the parse: end is a blank, '#' or the line end */
+	if (doubt.any)
+		warn_literal_backslash(p, lineno, &r, &doubt);
 	if (keep_rule(p, &r) < 0)
 		p->out_of_memory = 1;
 }

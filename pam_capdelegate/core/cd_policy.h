@@ -82,6 +82,7 @@ struct cd_policy {
 	char *shown;		/* the same, as messages print it (cd_quote) */
 	enum cd_status status;
 	size_t nerrors;		/* syntax errors found (each logged as FILE:LINE: message) */
+	size_t nwarnings;	/* lines accepted with a warning (logged as FILE:LINE: message) */
 	struct cd_rule *rules;	/* kept rules, in the order read */
 	size_t nrules;
 	size_t nlines;		/* lines read, all files */

@@ -27,4 +27,34 @@ t_dollar_inside_name_shown_escaped() {
   no_text "$OUT" 'a$b'; no_text "$ERR" 'a$b'
 }
 
-NAMES_CASES=(explain_group_outage_user_line dollar_inside_name_shown_escaped)
+# \400 to \777 name no byte: the backslash is a plain one, shown \134 in every output (never
+# wrapped to \000-\077), and the name reads back the same.
+t_escape_above_377_plain_backslash() {
+  need_root; local p
+  p=$(printf 'CORP\\477 cap_kill\n@g\\400x cap_kill\n' | policy)
+  cd_nss check --config "$p"; want_rc 1   # unknown to this NSS: warnings only
+  want_line "$OUT" "rule\t$p:1\tCORP\\\\134477\tcap_kill"
+  want_line "$OUT" "rule\t$p:2\t@g\\\\134400x\tcap_kill"
+  no_text "$ERR" "octal escape"
+  p=$(printf 'CORP\\134477 cap_kill\n@g\\134400x cap_kill\n' | policy again)
+  cd_nss check --config "$p"; want_rc 1
+  want_line "$OUT" "rule\t$p:1\tCORP\\\\134477\tcap_kill"
+  want_line "$OUT" "rule\t$p:2\t@g\\\\134400x\tcap_kill"
+}
+
+# Finding 5: check warns (FILE:LINE, exit 1) about a name whose octal escape a winbind name
+# could have meant literally, and says how to write that name; the literal form is clean.
+t_check_winbind_escape_warned() {
+  need_root; local p
+  p=$(printf 'CORP\\100234 cap_net_raw\n' | policy)
+  cd_nss check --config "$p"; want_rc 1
+  want_line "$ERR" "capdelegate: warning: $p:1: user 'CORP@234' is read with \\\\100 as an octal escape; if the winbind name DOMAIN\\\\user was meant, write its backslash as \\\\134: 'CORP\\\\134100234'"
+  want_line "$OUT" "rule\t$p:1\tCORP@234\tcap_net_raw"
+  p=$(printf 'CORP\\134100234 cap_net_raw\n' | policy literal)
+  cd_nss check --config "$p"; want_rc 1   # the user is unknown to this NSS: that warning alone
+  no_text "$ERR" "octal escape"
+  want_line "$OUT" "rule\t$p:1\tCORP\\\\134100234\tcap_net_raw"
+}
+
+NAMES_CASES=(explain_group_outage_user_line dollar_inside_name_shown_escaped escape_above_377_plain_backslash
+             check_winbind_escape_warned)

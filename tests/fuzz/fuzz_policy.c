@@ -38,8 +38,10 @@
 #define CHECK(cond) do { if (!(cond)) fail(#cond, __LINE__); } while (0)
 #define NCAPS 64
 #define NUSERS (sizeof(users) / sizeof(users[0]))
-/* capdelegate.conf(5): up to ten errors, then a count, then the verdict. */
+/* capdelegate.conf(5): up to ten errors, then a count, then the verdict; and apart from them
+ * up to ten warnings (names a winbind name could have meant literally), then one line. */
 #define MAX_MESSAGES 12
+#define MAX_WARNINGS 11
 
 static void fail(const char *what, int line)
 {
@@ -63,13 +65,15 @@ static struct cd_user users[] = {
 
 static char *cap_names[NCAPS];	/* libcap's names, NULL where libcap has none */
 static int ncap_names;
-static size_t nmessages;
+static size_t nmessages, nwarnings;
 
 static void sink(void *arg, int priority, const char *msg)
 {
 	(void)arg;
-	(void)priority;
-	nmessages++;
+	if (priority == LOG_WARNING)
+		nwarnings++;
+	else
+		nmessages++;
 	for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
 		CHECK(*p >= 0x20 && *p < 0x7f);
 }
@@ -97,9 +101,11 @@ static enum cd_status load_max(struct cd_policy *pol, const char *text, size_t l
 {
 	struct cd_load_opts o = { .owner = geteuid(), .keep = keep, .keep_arg = keep_arg,
 				  .max_bytes = max_bytes };
-	nmessages = 0;
+	nmessages = nwarnings = 0;
 	enum cd_status st = cd_policy_parse(pol, "policy.conf", text, len, &o, &quiet);
 	CHECK(nmessages <= MAX_MESSAGES);
+	CHECK(nwarnings <= MAX_WARNINGS);
+	CHECK(nwarnings == (pol->nwarnings < MAX_WARNINGS ? pol->nwarnings : MAX_WARNINGS));
 	CHECK((st == CD_POLICY_OK) == (pol->status == CD_POLICY_OK));
 	if (st != CD_POLICY_OK)
 		CHECK(pol->nrules == 0);

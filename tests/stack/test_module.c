@@ -989,6 +989,29 @@ static void test_two_lines_different_policies(void **state)
 	free(other);
 }
 
+/* Finding 5: a subject whose octal escape a winbind name could have meant literally is
+ * warned about at LOG_WARNING, with how to write the literal name; the line still applies as
+ * written (CORP\100234 is CORP@234, not the account CORP\winuser or anyone else). */
+static void test_winbind_escape_warned(void **state)
+{
+	(void)state;
+	need_root();
+	service("mwinbind", "CORP\\100234 cap_kill\nalice cap_net_raw\n", "session required MOD\n");
+	struct outcome o;
+	run("mwinbind", "alice", NULL, session, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	char *want;
+	assert_true(asprintf(&want, "SYSLOG(%d): %s/mwinbind.conf:1: user 'CORP@234' is read with "
+			     "\\100 as an octal escape; if the winbind name DOMAIN\\user was meant, "
+			     "write its backslash as \\134: 'CORP\\134100234'\n", LOG_WARNING, workdir) > 0);
+	expect_log(&o, want);
+	free(want);
+	service("mwinbind2", "CORP\\134100234 cap_kill\nalice cap_net_raw\n", "session required MOD\n");
+	run("mwinbind2", "alice", NULL, session, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	expect_no_log(&o, "octal escape");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -1019,6 +1042,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_relative_config_never_read),
 		cmocka_unit_test(test_empty_user_fails_closed),
 		cmocka_unit_test(test_two_lines_different_policies),
+		cmocka_unit_test(test_winbind_escape_warned),
 	};
 	return cmocka_run_group_tests_name("module", tests, NULL, NULL);
 }

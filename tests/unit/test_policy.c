@@ -1071,6 +1071,108 @@ static void test_group_names_case_sensitive(void **state)
 	cd_policy_free(&pol);
 }
 
+/* \400 to \777 are three octal digits but name no byte (capdelegate.conf(5)): no escape, the
+ * backslash is a plain one (a winbind name's), never wrapped to \000-\077, and every output
+ * shows it as \134 so that it reads back the same. A backslash before fewer than three octal
+ * digits is itself too; \377 is the last byte. */
+static void test_escape_above_377_plain_backslash(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	setup(NULL);
+	assert_int_equal(load(&pol, "CORP\\400 cap_kill\nCORP\\477 cap_kill\na\\477b cap_kill\n"
+			      "@grp\\777x cap_kill\nCORP\\400123 cap_kill\na\\377b cap_kill\n"
+			      "CORP\\48x cap_kill\nCORP\\47 cap_kill\nCORP\\134400 cap_kill\n"), CD_POLICY_OK);
+	static const char *const names[] = { "CORP\\400", "CORP\\477", "a\\477b", "grp\\777x",
+					     "CORP\\400123", "a\xff" "b", "CORP\\48x", "CORP\\47",
+					     "CORP\\400" };
+	static const char *const forms[] = { "CORP\\134400", "CORP\\134477", "a\\134477b",
+					     "grp\\134777x", "CORP\\134400123", "a\\377b", "CORP\\48x",
+					     "CORP\\47", "CORP\\134400" };
+	assert_int_equal(pol.nrules, 9);
+	for (size_t i = 0; i < 9; i++) {
+		assert_string_equal(pol.rules[i].name, names[i]);
+		char form[64];
+		cd_name_form(form, sizeof(form), pol.rules[i].name, 60);
+		assert_string_equal(form, forms[i]);
+	}
+	assert_int_equal(pol.nwarnings, 0);	/* no byte, no doubt: nothing to warn about */
+	cd_policy_free(&pol);
+	/* \400 is not \000 (refused), \477 not \077 ('?') */
+	setup(NULL);
+	assert_int_equal(load(&pol, "x\\400 cap_kill\n"), CD_POLICY_OK);
+	assert_true(resolve_for(&pol, "x", NULL, NULL, NULL) == 0);
+	assert_true(resolve_for(&pol, "x\\400", NULL, NULL, NULL) == BIT(CAP_KILL));
+	cd_policy_free(&pol);
+	setup(NULL);
+	assert_int_equal(load(&pol, "x\\477 cap_kill\n"), CD_POLICY_OK);
+	assert_true(resolve_for(&pol, "x?", NULL, NULL, NULL) == 0);
+	cd_policy_free(&pol);
+}
+
+/* Issue 18, finding 5: CORP\100234 is CORP@234 (\100 is '@'). A winbind name could have meant
+ * such an escape literally, so the line is read as written and a warning (LOG_WARNING, FILE:LINE)
+ * says how to write the literal name; escapes nobody means literally are not warned about. */
+static void test_escape_winbind_could_mean_literally(void **state)
+{
+	(void)state;
+	static const struct { const char *text, *name, *warning; } cases[] = {
+		{ "CORP\\100234 cap_kill\n", "CORP@234", "policy:1: user 'CORP@234' is read with \\100 "
+		  "as an octal escape; if the winbind name DOMAIN\\user was meant, write its backslash "
+		  "as \\134: 'CORP\\134100234'" },
+		{ "@CORP\\100234 cap_kill\n", "CORP@234", "policy:1: group '@CORP@234' is read with "
+		  "\\100 as an octal escape; if the winbind name DOMAIN\\user was meant, write its "
+		  "backslash as \\134: '@CORP\\134100234'" },
+		{ "CORP\\101lice cap_kill\n", "CORPAlice", "write its backslash as \\134: 'CORP\\134101lice'" },
+		{ "CORP\\060007 cap_kill\n", "CORP0007", "'CORP\\134060007'" },
+		{ "CORP\\040123 cap_kill\n", "CORP 123", "user 'CORP\\040123' is read with \\040 as an "
+		  "octal escape; if the winbind name DOMAIN\\user was meant, write its backslash as \\134: "
+		  "'CORP\\134040123'" },
+		{ "x\\137y\\100z cap_kill\n", "x_y@z", "'x\\134137y\\134100z'" },
+	};
+	struct cd_policy pol;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		setup(NULL);
+		assert_int_equal(load(&pol, cases[i].text), CD_POLICY_OK);
+		assert_int_equal(pol.nrules, 1);
+		assert_string_equal(pol.rules[0].name, cases[i].name);
+		assert_int_equal(pol.nwarnings, 1);
+		if (strstr(logged(), cases[i].warning) == NULL)
+			fail_msg("%s: expected '%s' in log:\n%s", cases[i].text, cases[i].warning, logged());
+		cd_policy_free(&pol);
+	}
+	/* the literal forms, and escapes nobody writes for a byte that stands bare: no warning */
+	setup(NULL);
+	assert_int_equal(load(&pol, "CORP\\134100234 cap_kill\n@linux\\040admins@corp.example.com cap_kill\n"
+			      "odd\\043name\\134040 cap_kill\nlinux\\040admins\\0402 cap_kill\n"
+			      "CORP\\alice cap_kill\nCORP\\040admins cap_kill\n\\101b cap_kill\n"), CD_POLICY_OK);
+	assert_string_equal(pol.rules[0].name, "CORP\\100234");
+	assert_int_equal(pol.nwarnings, 0);
+	assert_string_equal(logged(), "");
+	cd_policy_free(&pol);
+	/* a line rejected for another reason is not warned about */
+	setup(NULL);
+	assert_int_equal(load(&pol, "CORP\\100234 cap_kil\n"), CD_POLICY_SYNTAX);
+	assert_int_equal(pol.nwarnings, 0);
+	assert_null(strstr(logged(), "winbind"));
+	cd_policy_free(&pol);
+	/* a hostile policy does not flood the log: ten, then one line */
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	assert_non_null(f);
+	for (int i = 0; i < 30; i++)
+		fprintf(f, "CORP\\100%03d cap_kill\n", i);
+	fclose(f);
+	setup(NULL);
+	assert_int_equal(load(&pol, text), CD_POLICY_OK);
+	assert_int_equal(pol.nwarnings, 30);
+	assert_int_equal(nmessages, 11);
+	assert_non_null(strstr(logged(), "policy:11: more names read with such octal escapes: not shown"));
+	cd_policy_free(&pol);
+	free(text);
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-unit") < 0)
@@ -1119,6 +1221,8 @@ int main(void)
 		cmocka_unit_test_setup(test_dollar_alone_is_no_subject, setup),
 		cmocka_unit_test_setup(test_dollar_inside_name_shown_escaped, setup),
 		cmocka_unit_test_setup(test_group_names_case_sensitive, setup),
+		cmocka_unit_test_setup(test_escape_above_377_plain_backslash, setup),
+		cmocka_unit_test_setup(test_escape_winbind_could_mean_literally, setup),
 	};
 	int rc = cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 	char *cmd;

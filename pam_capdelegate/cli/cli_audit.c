@@ -346,13 +346,25 @@ static void print_summary(FILE *stream, enum cli_form form, const struct cli_aud
 	cli_table_start(&t, stream, form, "# policy", NULL);
 	FILE *out = cli_table_row(&t);
 	cli_text_escape(out, a->pol.path);
-	fprintf(out, "\t%s\t%zu rules", cd_status_str(a->pol.status), a->pol.nrules);
+	fprintf(out, "\t%s\t", cd_status_str(a->pol.status));
+	cli_print_count(out, a->pol.nrules, "rule", "rules");
 	cli_table_end_row(&t);
 	cli_table_end(&t);
 	cli_table_start(&t, stream, form, "# scanned", NULL);
-	fprintf(cli_table_row(&t), "%zu directories\t%zu regular files\t%zu capability files\t"
-		"%zu mounts skipped\t%zu vanished\t%zu errors", a->scan.ndirs, a->scan.nregular,
-		a->scan.nfiles, a->scan.nskipped_mounts, a->scan.nvanished, a->scan.nerrors);
+	const struct { size_t n; const char *one, *many; } counts[] = {
+		{ a->scan.ndirs, "directory", "directories" },
+		{ a->scan.nregular, "regular file", "regular files" },
+		{ a->scan.nfiles, "capability file", "capability files" },
+		{ a->scan.nskipped_mounts, "mount skipped", "mounts skipped" },
+		{ a->scan.nvanished, "vanished", "vanished" },
+		{ a->scan.nerrors, "error", "errors" },
+	};
+	out = cli_table_row(&t);
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		if (i > 0)
+			fputc('\t', out);
+		cli_print_count(out, counts[i].n, counts[i].one, counts[i].many);
+	}
 	cli_table_end_row(&t);
 	cli_table_end(&t);
 }

@@ -156,15 +156,15 @@ static size_t check_contradictions(const struct cd_policy *pol)
 }
 
 /* Entries of the drop-in directory the module does not read (editor backups, dotfiles, files
- * not named *.conf): an administrator who meant one of them should see that it is not read. */
+ * not named *.conf): an administrator who meant one of them should see that, and why. */
 static void list_ignored(const struct cd_policy *pol, const char *dir)
 {
 	for (size_t i = 0; i < pol->nignored; i++) {
 		fputs("capdelegate: note: ", stderr);
 		cli_text_escape(stderr, dir);
 		fputc('/', stderr);
-		cli_text_escape(stderr, pol->ignored[i]);
-		fputs(": not read (drop-ins are NAME.conf, not dotfiles)\n", stderr);
+		cli_text_escape(stderr, pol->ignored[i].name);
+		fprintf(stderr, ": not read: %s\n", pol->ignored[i].why);
 	}
 }
 
@@ -196,6 +196,32 @@ static void note_recent_edit(const struct cd_policy *pol)
 		"file in the same directory, then mv), never rewrite one in place: a login may read "
 		"it half-written\n", (long long)(now > when ? now - when : 0));
 	free(real);
+}
+
+/* The first line: the file at fault and the status, or the counts of a policy the module reads.
+ * A syntax error in several files names the first and counts the others. */
+static void print_verdict(const struct cd_policy *pol, size_t warnings)
+{
+	if (pol->status == CD_POLICY_OK) {
+		cli_text_escape(stdout, pol->path);
+		fputs(": ok, ", stdout);
+		cli_print_count(stdout, pol->nrules, "rule", "rules");
+		fputs(", ", stdout);
+		cli_print_count(stdout, warnings, "warning", "warnings");
+		putchar('\n');
+		return;
+	}
+	cli_text_escape(stdout, pol->failed_path ? pol->failed_path : pol->path);
+	printf(": %s", cd_status_str(pol->status));
+	size_t others = 0;
+	for (size_t i = 0; pol->status == CD_POLICY_SYNTAX && i < pol->nsources; i++)
+		others += pol->sources[i].nerrors > 0;
+	if (others > 1) {
+		fputs(" (and in ", stdout);
+		cli_print_count(stdout, others - 1, "other file", "other files");
+		putchar(')');
+	}
+	fputs(": the module grants nothing\n", stdout);
 }
 
 /* What the module reads, one record per rule, after the verdict line (the first line stays the
@@ -242,11 +268,7 @@ int cli_check_main(int argc, char **argv)
 	warnings += pol.nwarnings;	/* the core's, already on stderr as FILE:LINE: message */
 	list_ignored(&pol, confdir ? confdir : CD_DEFAULT_CONFDIR);
 	note_recent_edit(&pol);
-	cli_text_escape(stdout, pol.path);
-	if (st != CD_POLICY_OK)
-		printf(": %s: the module grants nothing\n", cd_status_str(st));
-	else
-		printf(": ok, %zu rules, %zu warnings\n", pol.nrules, warnings);
+	print_verdict(&pol, warnings);
 	print_rules(&pol, form);
 	cd_policy_free(&pol);
 	return st != CD_POLICY_OK ? CLI_ERROR : warnings ? CLI_WARN : CLI_OK;

@@ -88,6 +88,11 @@ void cli_json_caps(FILE *out, cd_capmask m)
 	fputc(']', out);
 }
 
+void cli_print_count(FILE *out, size_t n, const char *one, const char *many)
+{
+	fprintf(out, "%zu %s", n, n == 1 ? one : many);
+}
+
 void cli_print_subject(FILE *out, enum cd_subject_kind kind, const char *name)
 {
 	if (kind == CD_SUBJECT_DEFAULT) {

@@ -44,6 +44,8 @@ void cli_json_subject(FILE *out, enum cd_subject_kind kind, const char *name);
 
 /* "cap_a,cap_b" or "none" into @out (text), ["cap_a","cap_b"] (JSON). */
 void cli_print_caps(FILE *out, cd_capmask m);
+/* "1 rule", "2 rules": @n and the word for it, @one only when n is 1. */
+void cli_print_count(FILE *out, size_t n, const char *one, const char *many);
 void cli_json_caps(FILE *out, cd_capmask m);
 
 /* Options of check and explain: --config FILE and --confdir DIR. Returns the index of the first operand,

@@ -80,6 +80,23 @@ static struct cd_source *add_source(struct parser *p, const char *path)
 	return src;
 }
 
+/* @path is at fault for the policy's status: the first one found is the one the verdict names. */
+static void blame(struct parser *p, const char *path)
+{
+	if (p->pol->failed_path == NULL)
+		p->pol->failed_path = strdup(path);	/* without memory the main file is named */
+}
+
+/* Parse the text just read into @src, the current file, counting its errors apart: a file's
+ * verdict names the file the errors are in. 0, or -1 when memory ran out. */
+static int parse_source(struct parser *p, struct cd_source *src, size_t len)
+{
+	size_t before = p->pol->nerrors;
+	int rc = cd_parse_text(p, src->text, len);
+	src->nerrors = p->pol->nerrors - before;
+	return rc;
+}
+
 static void log_unsafe_path(const struct cd_reader *r, const struct cd_safe_why *why)
 {
 	char where[sizeof(why->where) * 4 + 8];
@@ -228,24 +245,62 @@ static enum cd_status load_file(struct reading *r, int dfd, const char *name, co
 	enum cd_status status = cd_open_judged(&rd, dfd, name, path, 0, &fd, &st);
 	/* a main file created meanwhile is a change; a drop-in's absence is the directory's */
 	if (status == CD_POLICY_MISSING && dfd < 0 && remember(r, path, NULL) != CD_POLICY_OK)
-		return CD_POLICY_SYSERR;
-	if (status != CD_POLICY_OK)
-		return status;
-	status = cd_read_all(&rd, fd, (size_t)st.st_size, &r->budget, r->max_bytes, &src->text, &len);
-	if (status == CD_POLICY_OK)
-		status = unchanged_since(r, fd, path, &st);
-	close(fd);
-	if (status == CD_POLICY_OK && cd_parse_text(p, src->text, len) < 0)
 		status = CD_POLICY_SYSERR;
+	if (status == CD_POLICY_OK) {
+		status = cd_read_all(&rd, fd, (size_t)st.st_size, &r->budget, r->max_bytes, &src->text,
+				     &len);
+		if (status == CD_POLICY_OK)
+			status = unchanged_since(r, fd, path, &st);
+		close(fd);
+	}
+	if (status == CD_POLICY_OK && parse_source(p, src, len) < 0)
+		status = CD_POLICY_SYSERR;
+	if (status != CD_POLICY_OK)
+		blame(p, path);
 	return status;
 }
 
-/* Editors and package managers leave files beside the ones an administrator means: only
- * NAME.conf is read, and not .NAME (dotfiles, editor locks). The rest is listed for check. */
-static int is_dropin(const char *name)
+static int has_suffix(const char *name, const char *suffix)
 {
-	size_t n = strlen(name);
-	return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".conf") == 0;
+	size_t n = strlen(name), k = strlen(suffix);
+	return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
+/* Editors and package managers leave files beside the ones an administrator means: only
+ * NAME.conf is read, and not .NAME (dotfiles, editor locks). Why the entry @name (readdir's
+ * @type) is not read, for check to say; NULL for a drop-in. */
+static const char *not_a_dropin(const char *name, unsigned char type)
+{
+	static const char *const backups[] = {
+		"~", "#", ".bak", ".old", ".orig", ".rej", ".swp", ".tmp", ".dpkg-old", ".dpkg-new",
+		".dpkg-dist", ".dpkg-bak", ".dpkg-tmp", ".ucf-old", ".ucf-new", ".ucf-dist",
+		".rpmnew", ".rpmsave",
+	};
+	if (name[0] == '.')
+		return "a dotfile";
+	if (has_suffix(name, ".conf"))
+		return NULL;
+	for (size_t i = 0; i < sizeof(backups) / sizeof(backups[0]); i++)
+		if (has_suffix(name, backups[i]))
+			return "a backup file";
+	if (type == DT_DIR)
+		return "a directory";
+	if (type != DT_REG && type != DT_LNK && type != DT_UNKNOWN)
+		return "not a regular file";
+	return "no .conf suffix (drop-ins are NAME.conf)";
+}
+
+/* One more entry not read. -1 when memory runs out. */
+static int skip_entry(struct cd_policy *pol, const char *name, const char *why)
+{
+	struct cd_skipped *more = realloc(pol->ignored, (pol->nignored + 1) * sizeof(*more));
+	if (more == NULL)
+		return -1;
+	pol->ignored = more;
+	if ((more[pol->nignored].name = strdup(name)) == NULL)
+		return -1;
+	more[pol->nignored++].why = why;
+	return 0;
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -254,7 +309,8 @@ static int by_bytes(const void *a, const void *b)
 }
 
 /* The names in the directory open at @fd: drop-ins into @names (sorted), the rest into
- * pol->ignored. -1 when memory runs out or the directory cannot be read (errno). */
+ * pol->ignored with the reason. -1 when memory runs out or the directory cannot be read
+ * (errno). */
 static int list_dropins(struct parser *p, int fd, char ***names, size_t *n)
 {
 	DIR *d = fdopendir(fd);
@@ -266,18 +322,24 @@ static int list_dropins(struct parser *p, int fd, char ***names, size_t *n)
 	while (rc == 0 && (e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		int dropin = is_dropin(e->d_name);
-		char ***list = dropin ? names : &p->pol->ignored;
-		size_t *count = dropin ? n : &p->pol->nignored;
-		char **more = realloc(*list, (*count + 1) * sizeof(*more));
-		if (more == NULL || (more[*count] = strdup(e->d_name)) == NULL) {
+		const char *why = not_a_dropin(e->d_name, e->d_type);
+		if (why != NULL) {
+			if (skip_entry(p->pol, e->d_name, why) < 0) {
+				rc = -1;
+				break;
+			}
+			errno = 0;
+			continue;
+		}
+		char **more = realloc(*names, (*n + 1) * sizeof(*more));
+		if (more == NULL || (more[*n] = strdup(e->d_name)) == NULL) {
 			if (more != NULL)
-				*list = more;
+				*names = more;
 			rc = -1;
 			break;
 		}
-		*list = more;
-		(*count)++;
+		*names = more;
+		(*n)++;
 		errno = 0;
 	}
 	if (rc == 0 && errno != 0)
@@ -340,6 +402,8 @@ static enum cd_status load_dropins(struct reading *r, const char *dir)
 		       dir_shown);
 		status = CD_POLICY_SYSERR;
 	}
+	if (status != CD_POLICY_OK)
+		blame(p, dir);
 	for (size_t i = 0; i < n && status == CD_POLICY_OK; i++) {
 		char *path = NULL;
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
@@ -369,7 +433,28 @@ static void drop_rules(struct cd_policy *pol)
 	pol->nrules = 0;
 }
 
-/* The verdict for all files: syntax errors summed up once, and no rule kept unless OK. */
+/* "FILE: policy rejected (N errors)" for each file with errors, under its own name; the
+ * errors not shown are counted where they are (the first CD_MAX_REPORTED_ERRORS of the whole
+ * policy were shown). */
+static void log_rejected_files(struct parser *p)
+{
+	struct cd_policy *pol = p->pol;
+	size_t before = 0;
+	for (size_t i = 0; i < pol->nsources; i++) {
+		const struct cd_source *src = &pol->sources[i];
+		if (src->nerrors == 0)
+			continue;
+		size_t room = before < CD_MAX_REPORTED_ERRORS ? CD_MAX_REPORTED_ERRORS - before : 0;
+		cd_log_rejected(p->log, src->shown, src->nerrors,
+				src->nerrors > room ? src->nerrors - room : 0, "policy",
+				"no capabilities granted");
+		before += src->nerrors;
+		blame(p, src->path);
+	}
+}
+
+/* The verdict for all files: syntax errors summed up once per file, and no rule kept unless
+ * OK. */
 static enum cd_status finish(struct parser *p, enum cd_status status)
 {
 	struct cd_policy *pol = p->pol;
@@ -378,7 +463,7 @@ static enum cd_status finish(struct parser *p, enum cd_status status)
 			cd_log(p->log, LOG_ERR, "%s: out of memory: no capabilities granted", pol->shown);
 		status = CD_POLICY_SYSERR;
 	} else if (status == CD_POLICY_OK && pol->nerrors > 0) {
-		cd_log_rejected(p->log, pol->shown, pol->nerrors, "policy", "no capabilities granted");
+		log_rejected_files(p);
 		status = CD_POLICY_SYNTAX;
 	}
 	if (status != CD_POLICY_OK)
@@ -406,7 +491,8 @@ static enum cd_status read_once(struct reading *r, struct cd_policy *pol, const 
 	r->p = (struct parser){ .pol = pol, .opts = opts, .log = log, .shown = pol->shown, .memo = { .cap = -1 } };
 	enum cd_status status = load_file(r, -1, NULL, path);
 	if (status == CD_POLICY_MISSING) {
-		cd_log(log, LOG_WARNING, "%s: policy file missing: no capabilities granted", pol->shown);
+		/* an error, as any reason the module grants nothing (capdelegate(8): exit 2) */
+		cd_log(log, LOG_ERR, "%s: policy file missing: no capabilities granted", pol->shown);
 		drop_rules(pol);
 		return pol->status = CD_POLICY_MISSING;
 	}
@@ -479,7 +565,7 @@ enum cd_status cd_policy_parse(struct cd_policy *pol, const char *name, const ch
 		return finish(&p, CD_POLICY_SYSERR);
 	memcpy(src->text, text, len);
 	src->text[len] = '\0';	/* the sentinel the line parser relies on */
-	return finish(&p, cd_parse_text(&p, src->text, len) < 0 ? CD_POLICY_SYSERR : CD_POLICY_OK);
+	return finish(&p, parse_source(&p, src, len) < 0 ? CD_POLICY_SYSERR : CD_POLICY_OK);
 }
 
 void cd_policy_free(struct cd_policy *pol)
@@ -491,9 +577,10 @@ void cd_policy_free(struct cd_policy *pol)
 		free(pol->sources[i].text);
 	}
 	for (size_t i = 0; i < pol->nignored; i++)
-		free(pol->ignored[i]);
+		free(pol->ignored[i].name);
 	free(pol->sources);
 	free(pol->ignored);
+	free(pol->failed_path);
 	free(pol->path);
 	free(pol->shown);
 	memset(pol, 0, sizeof(*pol));

@@ -277,7 +277,8 @@ static enum cd_status finish(struct mparser *p, enum cd_status status)
 		cd_log(p->log, LOG_ERR, "%s: out of memory: no file changed", m->shown);
 		status = CD_POLICY_SYSERR;
 	} else if (status == CD_POLICY_OK && m->nerrors > 0) {
-		cd_log_rejected(p->log, m->shown, m->nerrors, "marks file", "no file changed");
+		cd_log_rejected(p->log, m->shown, m->nerrors, m->nerrors > CD_MAX_REPORTED_ERRORS ?
+				m->nerrors - CD_MAX_REPORTED_ERRORS : 0, "marks file", "no file changed");
 		status = CD_POLICY_SYNTAX;
 	}
 	if (status != CD_POLICY_OK) {

@@ -85,10 +85,10 @@ size_t cd_unescape(const char *s, char *byte);
 void cd_token_error(struct cd_log *log, const char *shown, size_t *nerrors, size_t line,
 		    const char *why, const char *tok, size_t len);
 
-/* After the last line: how many errors were not shown, and "FILE: WHAT rejected (N errors):
- * NOTHING". */
-void cd_log_rejected(struct cd_log *log, const char *shown, size_t nerrors, const char *what,
-		     const char *nothing);
+/* After the last line: how many of the file's @nerrors were not shown (@nhidden), and "FILE:
+ * WHAT rejected (N errors): NOTHING". */
+void cd_log_rejected(struct cd_log *log, const char *shown, size_t nerrors, size_t nhidden,
+		     const char *what, const char *nothing);
 /* Room for one more element of @size bytes in *array (*alloc elements, @used in use),
  * doubling. 0, or -1 when memory runs out (*array unchanged). */
 int cd_grow(void **array, size_t *alloc, size_t used, size_t size);

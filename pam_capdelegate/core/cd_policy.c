@@ -99,12 +99,12 @@ int cd_grow(void **array, size_t *alloc, size_t used, size_t size)
 	return 0;
 }
 
-void cd_log_rejected(struct cd_log *log, const char *shown, size_t nerrors, const char *what,
-		     const char *nothing)
+void cd_log_rejected(struct cd_log *log, const char *shown, size_t nerrors, size_t nhidden,
+		     const char *what, const char *nothing)
 {
-	if (nerrors > CD_MAX_REPORTED_ERRORS)
-		cd_log(log, LOG_ERR, "%s: %zu more errors not shown", shown,
-		       nerrors - CD_MAX_REPORTED_ERRORS);
+	if (nhidden > 0)
+		cd_log(log, LOG_ERR, "%s: %zu more error%s not shown", shown, nhidden,
+		       nhidden == 1 ? "" : "s");
 	cd_log(log, LOG_ERR, "%s: %s rejected (%zu error%s): %s", shown, what, nerrors,
 	       nerrors == 1 ? "" : "s", nothing);
 }

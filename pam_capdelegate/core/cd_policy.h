@@ -75,6 +75,13 @@ struct cd_source {
 	char *path;
 	char *shown;		/* the path as messages print it: escaped (cd_quote) */
 	char *text;		/* its bytes; rule names point into them */
+	size_t nerrors;		/* syntax errors in this file */
+};
+
+/* An entry of the drop-in directory that is not read, and why ("a backup file", ...). */
+struct cd_skipped {
+	char *name;
+	const char *why;	/* static text */
 };
 
 struct cd_policy {
@@ -88,8 +95,11 @@ struct cd_policy {
 	size_t nlines;		/* lines read, all files */
 	struct cd_source *sources;	/* the main file first, then each drop-in read */
 	size_t nsources;
-	char **ignored;		/* drop-in directory entries not read (not *.conf, dotfiles) */
+	struct cd_skipped *ignored;	/* drop-in directory entries not read */
 	size_t nignored;
+	/* Unless status is OK: the file or directory at fault (raw path; the first file with a
+	 * syntax error), so that messages name it rather than the main file. NULL: unknown. */
+	char *failed_path;
 };
 
 /* Read and validate the whole policy: the main file @path, then opts->confdir's *.conf files

@@ -68,7 +68,7 @@ t_audit_errors_listed() {
   chmod 0 "$t/closed"
   cd_nocaps audit --config "$p" "$t/closed"; want_rc 2
   want_line "$OUT" "error\t$t/closed\tcannot open directory\tEACCES\tPermission denied"
-  want_text "$OUT" "0 vanished	1 errors"
+  want_text "$OUT" "0 vanished	1 error"
   cd_nocaps audit --json --config "$p" "$t"; want_rc 2
   python3 - "$OUT" "$t/closed" <<'PY' || fail "JSON errors[]"
 import json, sys
@@ -99,7 +99,7 @@ t_audit_vanished() {
       "$BIN" audit --config "$p" --threads "$threads" "$t" >"$OUT" 2>"$ERR" || RC=$?
     want_rc 1
     [ -e "$CASE_DIR/away/vanish-file" ] && [ -e "$CASE_DIR/away/vanish-dir" ] || fail "shim did nothing"
-    want_text "$OUT" "2 regular files	1 capability files	0 mounts skipped	3 vanished	0 errors"
+    want_text "$OUT" "2 regular files	1 capability file	0 mounts skipped	3 vanished	0 errors"
     want_line "$OUT" "vanished\t$t/vanish-dir"; want_line "$OUT" "vanished\t$t/vanish-file"
     want_line "$OUT" "vanished\t$t/rmdir-while-open"
     want_line "$OUT" "file\t$t/keep/f\t2\tnone\tcap_net_raw\tno\t-\t-"
@@ -179,20 +179,20 @@ t_audit_deep() {
   deep=$t$(printf '/d%.0s' $(seq 6000)) half=$t$(printf '/d%.0s' $(seq 3001))
   for threads in 1 2; do
     with_limits "-n 64" audit --config "$p" --threads "$threads" "$t"; want_rc 1
-    want_text "$OUT" "6001 directories	1 regular files	1 capability files	0 mounts skipped	0 vanished	0 errors"
+    want_text "$OUT" "6001 directories	1 regular file	1 capability file	0 mounts skipped	0 vanished	0 errors"
     want_line "$OUT" "file\t$deep/deep-cap\t2\tnone\tcap_net_raw\tno\t-\t-"
     want_line "$OUT" "finding\twritable-file\t$deep/deep-cap\tnone\tcapability file is writable by others (mode 0666)"
     want_text "$OUT" "finding	writable-directory	$half	none	"
     [ "$(count_lines "$OUT" '^finding	writable-directory')" -eq 1 ] || fail "one writable directory"
     with_limits "-s 256" audit --config "$p" --threads "$threads" "$t"; want_rc 1
-    want_text "$OUT" "6001 directories	1 regular files	1 capability files	0 mounts skipped	0 vanished	0 errors"
+    want_text "$OUT" "6001 directories	1 regular file	1 capability file	0 mounts skipped	0 vanished	0 errors"
   done
   # Many threads under 24 descriptors, over the chain and 50 chains of 12 levels beside it:
   # the walk fits itself to the limit (fewer descriptors per thread, fewer threads).
   python3 -c 'import os, sys; [os.makedirs(sys.argv[1] + "/w%d" % i + "/d" * 12) for i in range(50)]' "$fs/wide"
   for threads in 4 16 300; do
     with_limits "-n 24" audit --config "$p" --threads "$threads" "$t" "$fs/wide"; want_rc 1
-    want_text "$OUT" "6652 directories	1 regular files	1 capability files	0 mounts skipped	0 vanished	0 errors"
+    want_text "$OUT" "6652 directories	1 regular file	1 capability file	0 mounts skipped	0 vanished	0 errors"
   done
   ! mountpoint -q "$fs" || umount "$fs"
 }

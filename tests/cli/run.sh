@@ -34,6 +34,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/names-cases.sh"
 # shellcheck source=tests/cli/load-cases.sh
 . "$HERE/load-cases.sh"
+# shellcheck source=tests/cli/usability-cases.sh
+. "$HERE/usability-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -562,7 +564,7 @@ t_audit_skips_pseudo_mounts() {
   mount -t proc proc "$t/proc" 2>/dev/null || skip "cannot mount proc here"
   cd_nss audit --config "$p" "$t" || true
   umount "$t/proc"
-  want_text "$OUT" "1 mounts skipped"; want_text "$OUT" "1 capability files"
+  want_text "$OUT" "1 mount skipped"; want_text "$OUT" "1 capability file"
 }
 
 t_audit_single_file_and_threads() {
@@ -844,7 +846,7 @@ t_check_risky_every_listed() {
 t_log_labels() {
   need_root; local p
   cd_nss check --config "$CASE_DIR/none.conf"; want_rc 2
-  want_line "$ERR" "capdelegate: warning: $CASE_DIR/none.conf: policy file missing: no capabilities granted"
+  want_line "$ERR" "capdelegate: error: $CASE_DIR/none.conf: policy file missing: no capabilities granted"
   p=$(printf 'alice cap_nonesuch\n' | policy)
   cd_nss check --config "$p"; want_rc 2
   want_line "$ERR" "capdelegate: error: $p:1: unknown capability: 'cap_nonesuch'"
@@ -1008,6 +1010,7 @@ CASES=(
   explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
   audit_confdir audit_capfile_owned_by_user audit_unused_grant_ignored_file oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"
+  "${USABILITY_CASES[@]}"
 )
 
 run_case() {

@@ -139,6 +139,7 @@ t_import_pam_cap_words() {
   want_line "$OUT" "# pam_cap: cap_bogus root"; want_line "$OUT" "root            none"
   want_text "$ERR" "$p:3: libcap cannot parse the capability text"
   no_text "$ERR" "user root:"	# login's set, empty here, from both
+  want_text "$ERR" "1 of 5 known users get nothing from either"	# root: the unparsable line
   want_text "$ERR" "$p:4: 'cap_kill' is a capability in the user column"
   want_text "$ERR" "difference: $p:4: 'alice' and $p:1: 'xnetops' both match user alice in group netops"
   want_line "$OUT" "alice           none"

@@ -344,8 +344,8 @@ def rank(seed, m):
 
 
 def covering(cov, m):
-    """The checks that execute the mutant's line. gcov records a line where a statement's
-    code starts; a mutant on a continuation line takes the nearest recorded line above it."""
+    """The checks that execute the mutant's line. gcov lists the lines where code starts
+    (executed or not); a mutant on a continuation line takes the nearest listed line above."""
     lines = cov.get(m["file"])
     if lines is None:
         return []

@@ -180,12 +180,13 @@ mutant() {
     IFS=$'\t' read -r name only <<<"$m"; file=${name%%:*}
     [ "$only" != - ] || { by="NOT COVERED"; return; }
     cp "$SRC/$file" "$W/pristine"
-    python3 "$HERE/generate.py" apply "$name" "$SRC" 2>"$W/apply.err" || by="BROKEN (no longer applies: $(cat "$W/apply.err"))"
+    # the scratch tree's copy: editing the checkout during a run changes nothing
+    python3 "$SRC/tests/mutations/generate.py" apply "$name" "$SRC" 2>"$W/apply.err" || by="BROKEN (no longer applies: $(tr '\n' ' ' <"$W/apply.err"))"
   else
     name=$(basename "$m" .mut)
     file=$(python3 "$HERE/apply.py" --file "$m") || { by="BROKEN (cannot read)"; return; }
     cp "$SRC/$file" "$W/pristine"
-    python3 "$HERE/apply.py" "$m" "$SRC" 2>"$W/apply.err" || by="BROKEN (no longer applies: $(cat "$W/apply.err"))"
+    python3 "$HERE/apply.py" "$m" "$SRC" 2>"$W/apply.err" || by="BROKEN (no longer applies: $(tr '\n' ' ' <"$W/apply.err"))"
   fi
   local log=$MUT/$(tr '/:' '__' <<<"$name").make.log
   if [ -n "$by" ]; then :
@@ -244,11 +245,11 @@ job() {
 
 # ---- generated mutants: which checks execute which line -----------------------------------
 
-# The key of the coverage map: the sources, the tests and the build files, by content (not the
-# mutation tools: they run no check).
+# The key of the coverage map: the sources, the tests, the build files and the map's maker, by
+# content (not the other mutation tools: they run no check).
 coverage_key() {
   (cd "$ROOT" && git ls-files -co --exclude-standard -- configure.ac Makefile.am pam_capdelegate tests \
-     | grep -v -e '^crash-' -e '^tests/mutations/' | while read -r f; do [ -f "$f" ] && printf '%s\0' "$f"; done \
+     | grep -v -e '^crash-' -e '^tests/mutations/[^c]' | while read -r f; do [ -f "$f" ] && printf '%s\0' "$f"; done \
      | xargs -0 sha256sum) | sha256sum | cut -c1-16
 }
 

@@ -112,6 +112,9 @@ t_decode_rev2_high_caps() {
   cd_run decode 0x0000000200000000000000000000000004010000; want_rc 0
   want_line "$OUT" "revision 2"; want_line "$OUT" "permitted none"
   want_line "$OUT" "inheritable cap_syslog,cap_checkpoint_restore"
+  # A bit libcap has no name for is still part of the value: shown by number, up to bit 63.
+  cd_run decode 0x0000000200000000000000000002008000000000; want_rc 0
+  want_line "$OUT" "permitted cap_41,cap_63"; want_line "$OUT" "inheritable none"
 }
 
 t_decode_rev3_rootid() {
@@ -181,6 +184,8 @@ t_check_unknown_user_group() {
   cd_nss check --config "$p"; want_rc 1
   want_text "$ERR" "$p:2: user 'zed' unknown to NSS"; want_text "$ERR" "$p:3: group 'nogroup' unknown to NSS"
   no_text "$ERR" "$p:1:"; no_text "$ERR" "$p:4:"
+  # a warning says it is one: the policy still loads, unlike an error's
+  want_text "$ERR" "warning: $p:2: user 'zed'"
 }
 
 t_check_risky() {
@@ -215,6 +220,14 @@ t_check_unsafe_dir() {
 t_check_missing() {
   cd_run check --config "$WORK/does-not-exist.conf"; want_rc 2
   want_text "$ERR" "does-not-exist.conf"
+}
+
+# check takes no operand (capdelegate(8) SYNOPSIS): "check FILE" must not quietly judge
+# another policy than FILE and say it is fine.
+t_check_stray_operand() {
+  need_root; local p; p=$(std_policy)
+  cd_nss check --config "$p" "$p"; want_rc 2
+  want_text "$ERR" "usage: capdelegate check"; no_text "$OUT" ": ok,"
 }
 
 # ---- explain --------------------------------------------------------------------------------
@@ -996,7 +1009,7 @@ t_oversized_capability_value() {
 CASES=(
   help decode_rev1 decode_rev2_high_caps decode_rev3_rootid decode_malformed manpage_examples
   check_clean check_syntax_error check_unknown_user_group check_risky check_unsafe_file
-  check_unsafe_dir check_missing
+  check_unsafe_dir check_missing check_stray_operand
   explain_user_line explain_group explain_default explain_user_none_beats_group
   explain_default_paths explain_root_note explain_unknown_user explain_rejected_policy
   audit_revisions audit_matrix audit_finding_permitted audit_finding_rootid

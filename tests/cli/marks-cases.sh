@@ -9,7 +9,7 @@ MARKS_CASES=(
   marks_file_hostile_lines marks_file_unsafe marks_file_missing marks_check_json
   audit_marks_findings audit_fp_bypass marks_manpage_example
   marks_two_lines_one_path marks_apply_group_writable_dir marks_fp_undeclared_cap
-  marks_apply_xattr_dropped marks_apply_through_descriptor
+  marks_apply_xattr_dropped marks_apply_through_descriptor marks_parent_not_a_directory
 )
 
 # marks FILE-NAME < text: a root-owned 0644 marks file; prints its path.
@@ -377,4 +377,14 @@ t_marks_apply_through_descriptor() {
   [ "$(getcap "$t/judged")" = "$t/judged cap_net_raw=i" ] || fail "the judged file was not marked: $(getcap "$t/judged")"
   [ "$(stat -c %a "$t/judged")" = 755 ] || fail "the judged file kept its setuid bit"
   want_rc 2; want_text "$ERR" "$t/f: does not match the mark after apply"
+}
+
+# A declared path below a regular file cannot exist (ENOTDIR): missing, a warning (exit 1), as
+# for a path that does not exist (capdelegate(8) EXIT STATUS: "a file missing").
+t_marks_parent_not_a_directory() {
+  need_root; local m
+  : >"$CASE_DIR/plain"; chmod 0644 "$CASE_DIR/plain"
+  m=$(printf '%s\n' "$CASE_DIR/plain/probe cap_net_raw=i" | policy marks)
+  cd_run marks check --marks "$m"; want_rc 1
+  want_text "$OUT" "$(printf 'mark\t%s\tmissing\twarning\t' "$CASE_DIR/plain/probe")"
 }

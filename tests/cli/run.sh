@@ -217,6 +217,15 @@ t_check_unsafe_dir() {
   want_text "$ERR" "($d is writable by group or others (sticky or not); owner uid 0, mode 1777)"
 }
 
+# Only backslash, controls, invisible characters and bad UTF-8 are escaped (capdelegate(8)): a
+# space in a file name is printed as it is.
+t_explain_space_in_name() {
+  need_root; local p t="$CASE_DIR/tree"; p=$(std_policy)
+  capfile "$t/bin/net tool" cap_net_raw=i
+  cd_nss explain alice --config "$p" "$t/bin"; want_rc 0
+  want_text "$OUT" "$(printf 'exec\t%s\t' "$t/bin/net tool")"
+}
+
 t_check_missing() {
   cd_run check --config "$WORK/does-not-exist.conf"; want_rc 2
   want_text "$ERR" "does-not-exist.conf"
@@ -1009,7 +1018,7 @@ t_oversized_capability_value() {
 CASES=(
   help decode_rev1 decode_rev2_high_caps decode_rev3_rootid decode_malformed manpage_examples
   check_clean check_syntax_error check_unknown_user_group check_risky check_unsafe_file
-  check_unsafe_dir check_missing check_stray_operand
+  check_unsafe_dir check_missing check_stray_operand explain_space_in_name
   explain_user_line explain_group explain_default explain_user_none_beats_group
   explain_default_paths explain_root_note explain_unknown_user explain_rejected_policy
   audit_revisions audit_matrix audit_finding_permitted audit_finding_rootid

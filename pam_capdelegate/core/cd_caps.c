@@ -134,6 +134,23 @@ static int all_digits(const char *s, size_t len)
 	return len > 0;
 }
 
+/* The hint for setcap's text in a capability list ("cap_net_raw=i", "+ep", "-i"). */
+#define SETCAP_TEXT "capabilities are listed bare, not as setcap writes them (=, +, - and " \
+	"flags): the inheritable set is implied"
+
+/* "cap_net_raw-i": '-' is a name byte, so setcap's removal arrives as one token; a name, '-',
+ * then flags only (not "cap_dac_override-1"). */
+static int setcap_removal(const char *tok, size_t len)
+{
+	const char *dash = memchr(tok, '-', len);
+	if (dash == NULL || dash + 1 == tok + len || cd_cap_from_name(tok, (size_t)(dash - tok)) < 0)
+		return 0;
+	for (const char *c = dash + 1; c < tok + len; c++)
+		if (strchr("eipEIP", *c) == NULL)
+			return 0;
+	return 1;
+}
+
 /* One capability token into its bit. The memo remembers the last token: policies repeat the
  * same few names on line after line. */
 static int parse_cap_token(const char *tok, size_t len, cd_capmask *out, const char **why,
@@ -153,7 +170,7 @@ static int parse_cap_token(const char *tok, size_t len, cd_capmask *out, const c
 	}
 	int cap = cd_cap_from_name(tok, len);
 	if (cap < 0) {
-		*why = "unknown capability";
+		*why = setcap_removal(tok, len) ? SETCAP_TEXT : "unknown capability";
 		return -1;
 	}
 	if (memo != NULL && len <= sizeof(memo->text)) {
@@ -207,10 +224,13 @@ static int bad_byte(const char *t, size_t i, size_t len, size_t start, struct cd
 			end++;
 		return caps_error(err, "expected ',' between capabilities", i, end - i);
 	}
-	default:	/* a byte no capability name has: show the whole token */
+	default: {	/* a byte no capability name has: show the whole token */
+		/* "cap_net_raw=i", "+ep", "-i": setcap's text, the most common mistake */
+		int setcap = t[i] == '=' || t[i] == '+' || t[i] == '-';
 		while (i < len && (cd_class(t[i]) == CD_CL_NAME || cd_class(t[i]) == CD_CL_OTHER))
 			i++;
-		return caps_error(err, "unknown capability", start, i - start);
+		return caps_error(err, setcap ? SETCAP_TEXT : "unknown capability", start, i - start);
+	}
 	}
 }
 

@@ -4,7 +4,7 @@
 
 USABILITY_CASES=(
   check_blames_dropin check_missing_is_error check_counts_singular audit_counts_singular
-  check_says_why_not_read
+  check_says_why_not_read check_hints_setcap_syntax
 )
 
 # Files written an hour ago: check's note on a policy file modified just now names it too.
@@ -82,4 +82,17 @@ t_check_says_why_not_read() {
   want_line "$ERR" "capdelegate: note: $d/old.d: not read: a directory"
   want_line "$ERR" "capdelegate: note: $d/pipe: not read: not a regular file"
   [ "$(count_lines "$ERR" 'not read')" -eq 6 ] || fail "want 6 entries not read"
+}
+
+# setcap's text (cap_net_raw=i, +ep, CAP_NET_RAW=eip) in a capability list: the error at
+# FILE:LINE says what is meant, not only "unknown capability".
+t_check_hints_setcap_syntax() {
+  need_root; local p
+  p=$(printf 'alice cap_net_raw=i\nbob cap_net_raw+ep\ncarol CAP_NET_RAW=eip\ndave cap_kill, cap_net_raw-i\n' | policy)
+  cd_nss check --config "$p" --confdir ""; want_rc 2
+  local hint="capabilities are listed bare, not as setcap writes them (=, +, - and flags): the inheritable set is implied"
+  want_line "$ERR" "capdelegate: error: $p:1: $hint: 'cap_net_raw=i'"
+  want_line "$ERR" "capdelegate: error: $p:2: $hint: 'cap_net_raw+ep'"
+  want_line "$ERR" "capdelegate: error: $p:3: $hint: 'CAP_NET_RAW=eip'"
+  want_line "$ERR" "capdelegate: error: $p:4: $hint: 'cap_net_raw-i'"
 }

@@ -15,10 +15,14 @@
 
 static const char usage[] =
 	"usage: capdelegate COMMAND [OPTIONS] [ARGS]\n"
+	"       capdelegate --version | -V | --help\n"
 	"\n"
-	"  check   [--config FILE]                        validate the policy (exit 0/1/2)\n"
-	"  explain USER [--config FILE] [PATH...]         what USER is granted and gains at exec\n"
-	"  audit   [--config FILE] [--json] [--processes] [--threads N] [PATH...]\n"
+	"  check   [--config FILE] [--confdir DIR] [--tsv]\n"
+	"                                                 validate the policy (exit 0/1/2)\n"
+	"  explain USER [--config FILE] [--confdir DIR] [--tsv] [PATH...]\n"
+	"                                                 what USER is granted and gains at exec\n"
+	"  audit   [--config FILE] [--confdir DIR] [--marks FILE] [--json|--tsv] [--processes]\n"
+	"          [--threads N] [--all-fs] [PATH...]\n"
 	"                                                 capability files, who gains what, findings\n"
 	"  marks check [--marks FILE] [--json]            declared file marks against the files\n"
 	"  marks apply [--marks FILE] [--dry-run] [--quiet]\n"
@@ -47,6 +51,10 @@ int main(int argc, char **argv)
 	 * terminal: the subcommands name it through cli_text_escape instead (cli_bad_option). */
 	opterr = 0;
 	const char *cmd = argv[1];
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		puts("capdelegate " PACKAGE_VERSION);
+		return CLI_OK;
+	}
 	if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
 		fputs(usage, stdout);
 		return CLI_OK;

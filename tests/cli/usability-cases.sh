@@ -4,7 +4,7 @@
 
 USABILITY_CASES=(
   check_blames_dropin check_missing_is_error check_counts_singular audit_counts_singular
-  check_says_why_not_read check_hints_setcap_syntax
+  check_says_why_not_read check_hints_setcap_syntax version_and_usage
 )
 
 # Files written an hour ago: check's note on a policy file modified just now names it too.
@@ -95,4 +95,16 @@ t_check_hints_setcap_syntax() {
   want_line "$ERR" "capdelegate: error: $p:2: $hint: 'cap_net_raw+ep'"
   want_line "$ERR" "capdelegate: error: $p:3: $hint: 'CAP_NET_RAW=eip'"
   want_line "$ERR" "capdelegate: error: $p:4: $hint: 'cap_net_raw-i'"
+}
+
+# --version and -V print the package version; the short usage names every common option.
+t_version_and_usage() {
+  local v o
+  v=$(sed -n 's/^PACKAGE_VERSION=.\([^'"'"']*\).*/\1/p' "$(dirname "$BIN")/config.log" | head -1)
+  [ -n "$v" ] || fail "no PACKAGE_VERSION in config.log"
+  for o in --version -V; do
+    cd_run "$o"; want_rc 0; want_line "$OUT" "capdelegate $v"
+  done
+  cd_run --help; want_rc 0
+  for o in --config --confdir --tsv --json --version; do want_text "$OUT" "$o"; done
 }

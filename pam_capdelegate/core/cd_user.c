@@ -199,7 +199,9 @@ static int by_name(const void *a, const void *b)
 
 /* Every group the policy names, looked up by name, each name once however many lines name
  * it (sorted, so a large policy costs n log n, not a lookup per line): an outage
- * getgrouplist() hid shows here. */
+ * getgrouplist() hid shows here. A member gets the group's name as NSS returns it (gr_name),
+ * never the policy's spelling: a backend that looks names up without case (SSSD, winbind)
+ * answers "NETOPS" with the group netops, which @NETOPS does not name. */
 static int check_policy_groups(struct cd_user *u, size_t *alloc, const struct cd_policy *pol,
 			       const gid_t *gids, int ngids)
 {
@@ -225,7 +227,7 @@ static int check_policy_groups(struct cd_user *u, size_t *alloc, const struct cd
 			note_failure(u, "group", names[i]);
 			rc = -1;
 		} else if (found && is_member(&gr, u->name, gids, ngids) &&
-			   add_group(u, alloc, names[i]) < 0) {
+			   !has_group(u, gr.gr_name) && add_group(u, alloc, gr.gr_name) < 0) {
 			rc = -1;
 		}
 	}

@@ -8,6 +8,9 @@
  *   CD_FAULT_USERS=NAME[,NAME...]  getpwnam_r fails with CD_FAULT_ERRNO for these names.
  *   CD_FAULT_CASEFOLD=1  getpwnam_r and getgrouplist fold the name to lower case, like SSSD
  *       with case_sensitive = false: "ALICE" is the account alice (pw_name "alice").
+ *   CD_FAULT_GROUP_CASEFOLD=1  getgrnam_r does the same for groups (SSSD, winbind): "NETOPS"
+ *       is the group netops, its gr_name "netops" (apart from CD_FAULT_CASEFOLD, which the
+ *       model's fixtures use with groups whose names differ only in case).
  *   CD_FAULT_HUGE_GROUP=NAME:GID:USER:COUNT  a group of COUNT members member000000... and
  *       then USER, answered here with glibc's ERANGE until the buffer is large enough (a
  *       directory's big group; nss_wrapper would re-parse such a file in every process).
@@ -73,11 +76,11 @@ static int listed(const char *var, const char *name)
 	return 0;
 }
 
-/* The name as a case-insensitive backend looks it up. Caller frees. */
-static char *folded(const char *name)
+/* The name as a case-insensitive backend looks it up (when @var is set). Caller frees. */
+static char *folded(const char *name, const char *var)
 {
 	char *f = strdup(name);
-	if (f != NULL && getenv("CD_FAULT_CASEFOLD") != NULL)
+	if (f != NULL && getenv(var) != NULL)
 		for (char *p = f; *p; p++)
 			*p = (char)tolower((unsigned char)*p);
 	return f;
@@ -135,7 +138,7 @@ int getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t size, stru
 	*res = NULL;
 	if (listed("CD_FAULT_USERS", name))
 		return fault_errno();
-	char *f = folded(name);
+	char *f = folded(name, "CD_FAULT_CASEFOLD");
 	if (f == NULL)
 		return ENOMEM;
 	int rc = as_glibc(next(f, pw, buf, size, res), (void **)res);
@@ -153,7 +156,12 @@ int getgrnam_r(const char *name, struct group *gr, char *buf, size_t size, struc
 		return fault_errno();
 	if (huge_group(name, 0, &h) > 0)
 		return fill_huge(&h, gr, buf, size, res);
-	return as_glibc(next(name, gr, buf, size, res), (void **)res);
+	char *f = folded(name, "CD_FAULT_GROUP_CASEFOLD");
+	if (f == NULL)
+		return ENOMEM;
+	int rc = as_glibc(next(f, gr, buf, size, res), (void **)res);
+	free(f);
+	return rc;
 }
 
 int getgrgid_r(gid_t gid, struct group *gr, char *buf, size_t size, struct group **res)
@@ -173,7 +181,7 @@ int getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups)
 {
 	int (*next)(const char *, gid_t, gid_t *, int *) =
 		(int (*)(const char *, gid_t, gid_t *, int *))dlsym(RTLD_NEXT, "getgrouplist");
-	char *f = folded(user);
+	char *f = folded(user, "CD_FAULT_CASEFOLD");
 	if (f == NULL)
 		return -1;
 	int room = *ngroups;

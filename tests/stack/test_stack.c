@@ -776,7 +776,9 @@ static void expect_grant(const char *svc, const char *user, const struct prep *p
 		fail_msg("%s to %s: a lookup failed, yet granted\n%s", user, svc, o.log);
 }
 
-/* Group names are case-sensitive (capdelegate.conf(5)): @NETOPS is not netops, through NSS. */
+/* Group names are case-sensitive (capdelegate.conf(5)): @NETOPS is not netops, through NSS,
+ * also where the backend looks group names up without case (SSSD, winbind: getgrnam("NETOPS")
+ * answers the group whose canonical name is netops). */
 static void test_group_name_case_sensitive(void **state)
 {
 	need_root(state);
@@ -784,6 +786,9 @@ static void test_group_name_case_sensitive(void **state)
 	expect_grant("upper", "erin", NULL, BIT(CAP_SYSLOG), "user=erin granted=cap_syslog via=group");
 	policy_service("upper2", "@NETOPS cap_net_raw\n", 0644, "");
 	expect_grant("upper2", "erin", NULL, 0, "user=erin granted=none via=none");
+	struct prep fold = { .env = { "CD_FAULT_GROUP_CASEFOLD=1" } };
+	expect_grant("upper2", "erin", &fold, 0, "user=erin granted=none via=none");
+	expect_grant("upper", "erin", &fold, BIT(CAP_SYSLOG), "user=erin granted=cap_syslog via=group");
 }
 
 /* A group is the user's through the primary gid alone: lab (gid 2005) lists no member, henry's

@@ -5,6 +5,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -14,11 +17,16 @@
 
 #include "cli_common.h"
 #include "cli_out.h"
+#include "cli_stage.h"
 
 static const char usage[] =
-	"usage: capdelegate check [--config FILE] [--tsv]\n"
+	"usage: capdelegate check [--config FILE] [--confdir DIR] [--tsv]\n"
+	"       capdelegate check --staged FILE [--as PATH] [--config FILE] [--confdir DIR] [--tsv]\n"
 	"\n"
 	"Validate the policy (default " CD_DEFAULT_CONFIG ") exactly as pam_capdelegate reads it.\n"
+	"--staged FILE: judge the whole policy as if FILE were installed at PATH (default: the main\n"
+	"file; or a drop-in DIR/NAME.conf), wherever FILE is; FILE's own place is not judged\n"
+	"(config management's validate: command).\n"
 	"Exit 0: clean. 1: warnings only (unknown users or groups, risky grants, contradictions,\n"
 	"names whose octal escape a winbind name could have meant literally).\n"
 	"2: errors (the module would grant nothing: a syntax error, or a file or directory on its\n"
@@ -182,6 +190,8 @@ static void note_recent_edit(const struct cd_policy *pol)
 	time_t when = 0, now = time(NULL);
 	for (size_t i = 0; i < pol->nsources; i++) {
 		struct stat st;
+		if (pol->sources[i].stand_in)
+			continue;	/* not installed: nothing a login reads */
 		if (stat(pol->sources[i].path, &st) == 0 && (newest == NULL || st.st_mtime > when)) {
 			newest = pol->sources[i].path;
 			when = st.st_mtime;
@@ -245,31 +255,111 @@ static void print_rules(const struct cd_policy *pol, enum cli_form form)
 	cli_table_end(&t);
 }
 
+int cli_check_judge(struct cd_policy *pol, const char *config, const char *confdir,
+		    const struct cd_stand_in *s, size_t *warnings)
+{
+	enum cd_status st = cli_load_policy_as(pol, config, confdir, s);
+	cd_capmask risky = risky_mask();
+	*warnings = 0;
+	for (size_t i = 0; i < pol->nrules; i++)
+		*warnings += check_rule(&pol->rules[i], risky);
+	*warnings += check_contradictions(pol);
+	*warnings += pol->nwarnings;	/* the core's, already on stderr as FILE:LINE: message */
+	return st != CD_POLICY_OK ? CLI_ERROR : *warnings ? CLI_WARN : CLI_OK;
+}
+
+struct check_args {
+	const char *config, *confdir, *staged, *as;
+};
+
+/* check's options; the index of the first operand, or -1 (usage printed). */
+static int parse_check_args(int argc, char **argv, struct check_args *a)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' }, { "confdir", required_argument, NULL, 'd' },
+		{ "staged", required_argument, NULL, 's' }, { "as", required_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
+		if (c == 'c')
+			a->config = optarg;
+		else if (c == 'd')
+			a->confdir = optarg;
+		else if (c == 's')
+			a->staged = optarg;
+		else if (c == 'a')
+			a->as = optarg;
+		else {
+			cli_bad_option(argv, usage);
+			return -1;
+		}
+	}
+	return optind;
+}
+
+/* --staged FILE --as PATH: FILE's text, standing for the policy file PATH names. Its own place
+ * is config management's temporary directory, never read by a login: not judged. 0, or -1
+ * (said on stderr). */
+static int stage(const struct check_args *a, struct cli_text *t, struct cd_stand_in *s)
+{
+	const char *as = a->as, *why;
+	if (cli_stand_in_place(as, a->config, a->confdir, &s->dropin) < 0) {
+		fputs("capdelegate: check: --as '", stderr);
+		cli_text_escape(stderr, as);
+		fputs("' is neither the policy file '", stderr);
+		cli_text_escape(stderr, a->config);
+		fputs("' nor a drop-in NAME.conf of '", stderr);
+		cli_text_escape(stderr, a->confdir);
+		fputs("'\n", stderr);
+		return -1;
+	}
+	if (cli_text_read(AT_FDCWD, a->staged, 0, t, &why) < 0) {
+		fputs("capdelegate: ", stderr);
+		cli_text_escape(stderr, a->staged);
+		fprintf(stderr, ": %s%s%s: nothing checked\n", why, errno ? ": " : "",
+			errno ? strerror(errno) : "");
+		return -1;
+	}
+	*s = (struct cd_stand_in){ .dropin = s->dropin, .shown_path = a->staged,
+				   .text = t->bytes, .len = t->len };
+	fputs("capdelegate: note: ", stderr);
+	cli_text_escape(stderr, a->staged);
+	fputs(" stands for ", stderr);
+	cli_text_escape(stderr, as);
+	fputs(": the policy is judged as if it were installed there (the staged file's own owner, "
+	      "mode and directory are not)\n", stderr);
+	return 0;
+}
+
 int cli_check_main(int argc, char **argv)
 {
-	const char *config = NULL, *confdir = NULL;
+	struct check_args a = { NULL, NULL, NULL, NULL };
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	enum cli_form form = cli_output_form(&argc, argv);
-	int first = cli_parse_config_opt(argc, argv, usage, &config, &confdir);
+	int first = parse_check_args(argc, argv, &a);
 	if (first < 0)
 		return CLI_ERROR;
-	if (first < argc) {
+	if (first < argc || (a.as != NULL && a.staged == NULL)) {
 		fputs(usage, stderr);
 		return CLI_ERROR;
 	}
+	a.config = a.config ? a.config : CD_DEFAULT_CONFIG;
+	a.confdir = a.confdir ? a.confdir : CD_DEFAULT_CONFDIR;
+	a.as = a.as ? a.as : a.config;
+	struct cli_text text = { NULL, 0 };
+	struct cd_stand_in staged = { 0 };
+	if (a.staged != NULL && stage(&a, &text, &staged) < 0)
+		return CLI_ERROR;
 	struct cd_policy pol;
-	enum cd_status st = cli_load_policy(&pol, config, confdir);
-	size_t warnings = 0;
-	cd_capmask risky = risky_mask();
-	for (size_t i = 0; i < pol.nrules; i++)
-		warnings += check_rule(&pol.rules[i], risky);
-	warnings += check_contradictions(&pol);
-	warnings += pol.nwarnings;	/* the core's, already on stderr as FILE:LINE: message */
-	list_ignored(&pol, confdir ? confdir : CD_DEFAULT_CONFDIR);
+	size_t warnings;
+	int rc = cli_check_judge(&pol, a.config, a.confdir, a.staged ? &staged : NULL, &warnings);
+	list_ignored(&pol, a.confdir);
 	note_recent_edit(&pol);
 	print_verdict(&pol, warnings);
 	print_rules(&pol, form);
 	cd_policy_free(&pol);
-	return st != CD_POLICY_OK ? CLI_ERROR : warnings ? CLI_WARN : CLI_OK;
+	cli_text_free(&text);
+	return rc;
 }

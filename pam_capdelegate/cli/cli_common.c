@@ -15,10 +15,17 @@
 
 enum cd_status cli_load_policy(struct cd_policy *pol, const char *path, const char *confdir)
 {
+	return cli_load_policy_as(pol, path, confdir, NULL);
+}
+
+enum cd_status cli_load_policy_as(struct cd_policy *pol, const char *path, const char *confdir,
+				  const struct cd_stand_in *s)
+{
 	/* No pam handle, no sink: the core writes FILE:LINE: message to stderr, the same text the
 	 * module sends to syslog. */
 	struct cd_log log = { 0 };
-	struct cd_load_opts opts = { .owner = 0, .confdir = confdir ? confdir : CD_DEFAULT_CONFDIR };
+	struct cd_load_opts opts = { .owner = 0, .confdir = confdir ? confdir : CD_DEFAULT_CONFDIR,
+				     .stand_in = s };
 	return cd_policy_load(pol, path ? path : CD_DEFAULT_CONFIG, &opts, &log);
 }
 

@@ -16,6 +16,9 @@ enum { CLI_OK = 0, CLI_WARN = 1, CLI_ERROR = 2 };
 /* Load @path (CD_DEFAULT_CONFIG if NULL) and the drop-ins of @confdir (CD_DEFAULT_CONFDIR if
  * NULL, none if ""), as the module does; errors on stderr as FILE:LINE: message. */
 enum cd_status cli_load_policy(struct cd_policy *pol, const char *path, const char *confdir);
+/* The same with @s (NULL: none) read in place of one of its files (check --staged, edit). */
+enum cd_status cli_load_policy_as(struct cd_policy *pol, const char *path, const char *confdir,
+				  const struct cd_stand_in *s);
 
 /* What a process with inheritable set @pi gains by executing a file with @f, per
  * security/commoncap.c (bprm_caps_from_vfs_caps): pP' = (X & fP) | (pI & fI), pE' = fE ? pP' : 0.
@@ -67,6 +70,7 @@ int cli_audit_main(int argc, char **argv);
 int cli_decode_main(int argc, char **argv);
 int cli_import_main(int argc, char **argv);
 int cli_marks_main(int argc, char **argv);
+int cli_edit_main(int argc, char **argv);
 
 /* The symbolic name of an errno value ("EACCES"), for error records. */
 const char *cli_errno_name(int err);

@@ -260,6 +260,72 @@ static enum cd_status load_file(struct reading *r, int dfd, const char *name, co
 	return status;
 }
 
+/* The stand-in's text as one file of the policy, named after the file it came from: counted
+ * in the size budget and parsed as if it were read from the place it stands for. */
+static enum cd_status load_stand_in(struct reading *r, const struct cd_stand_in *s)
+{
+	struct parser *p = &r->p;
+	struct cd_source *src = add_source(p, s->shown_path);
+	if (src == NULL)
+		return CD_POLICY_SYSERR;
+	src->stand_in = 1;
+	struct cd_reader rd = policy_reader(p);
+	enum cd_status status = CD_POLICY_OK;
+	if (s->len > r->budget) {
+		status = too_big(&rd, r->max_bytes, "");
+	} else if ((src->text = malloc(s->len + 1)) == NULL) {
+		p->out_of_memory = 1;
+		status = CD_POLICY_SYSERR;
+	} else {
+		memcpy(src->text, s->text, s->len);
+		src->text[s->len] = '\0';	/* the sentinel the line parser relies on */
+		r->budget -= s->len;
+		if (parse_source(p, src, s->len) < 0)
+			status = CD_POLICY_SYSERR;
+	}
+	if (status != CD_POLICY_OK)
+		blame(p, s->shown_path);
+	return status;
+}
+
+/* The directory part of @path ("." for a bare name), malloc'ed. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (slash == NULL)
+		return strdup(".");
+	return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+/* The stand-in for the main file @path: its text, and the directory it would be installed in
+ * judged as the main file's is (a file there can be swapped by whoever writes the directory). */
+static enum cd_status load_main_stand_in(struct reading *r, const char *path,
+					 const struct cd_stand_in *s)
+{
+	struct parser *p = &r->p;
+	char *dir = dir_of(path);
+	if (dir == NULL) {
+		p->out_of_memory = 1;
+		return CD_POLICY_SYSERR;
+	}
+	int fd;
+	struct stat st;
+	struct cd_reader rd = policy_reader(p);
+	enum cd_status status = cd_open_judged(&rd, -1, NULL, dir, 1, &fd, &st);
+	if (status == CD_POLICY_OK)
+		close(fd);
+	else if (status == CD_POLICY_MISSING)	/* not "policy file missing": there is a text */
+		cd_log(p->log, LOG_ERR, "%s: its directory is missing: no capabilities granted",
+		       p->shown);
+	if (status != CD_POLICY_OK) {
+		blame(p, dir);
+		free(dir);
+		return status == CD_POLICY_MISSING ? CD_POLICY_SYSERR : status;
+	}
+	free(dir);
+	return load_stand_in(r, s);
+}
+
 static int has_suffix(const char *name, const char *suffix)
 {
 	size_t n = strlen(name), k = strlen(suffix);
@@ -291,6 +357,43 @@ static const char *not_a_dropin(const char *name, unsigned char type)
 }
 
 /* One more entry not read. -1 when memory runs out. */
+static int by_bytes(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cd_dropin_name_ok(const char *name)
+{
+	return name[0] != '\0' && strchr(name, '/') == NULL && not_a_dropin(name, DT_REG) == NULL;
+}
+
+/* The stand-in for a drop-in is read whether or not a file of its name exists yet (edit NAME
+ * creates one, a staged file may be new): its name joins @names, in byte order. -1 when
+ * memory runs out or the name is not a drop-in's (nothing the module would read). */
+static int add_stand_in_name(struct parser *p, char ***names, size_t *n)
+{
+	const struct cd_stand_in *s = p->opts->stand_in;
+	if (s == NULL || s->dropin == NULL)
+		return 0;
+	if (!cd_dropin_name_ok(s->dropin)) {
+		cd_log(p->log, LOG_ERR, "%s: not a drop-in name: no capabilities granted",
+		       s->shown_path);
+		return -1;
+	}
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*names)[i], s->dropin) == 0)
+			return 0;	/* read in place of that file */
+	char **more = realloc(*names, (*n + 1) * sizeof(*more));
+	if (more == NULL)
+		return -1;
+	*names = more;
+	if ((more[*n] = strdup(s->dropin)) == NULL)
+		return -1;
+	(*n)++;
+	qsort(*names, *n, sizeof(**names), by_bytes);
+	return 0;
+}
+
 static int skip_entry(struct cd_policy *pol, const char *name, const char *why)
 {
 	struct cd_skipped *more = realloc(pol->ignored, (pol->nignored + 1) * sizeof(*more));
@@ -301,11 +404,6 @@ static int skip_entry(struct cd_policy *pol, const char *name, const char *why)
 		return -1;
 	more[pol->nignored++].why = why;
 	return 0;
-}
-
-static int by_bytes(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The names in the directory open at @fd: drop-ins into @names (sorted), the rest into
@@ -402,11 +500,16 @@ static enum cd_status load_dropins(struct reading *r, const char *dir)
 		       dir_shown);
 		status = CD_POLICY_SYSERR;
 	}
+	if (status == CD_POLICY_OK && add_stand_in_name(p, &names, &n) < 0)
+		status = CD_POLICY_SYSERR;
 	if (status != CD_POLICY_OK)
 		blame(p, dir);
+	const struct cd_stand_in *s = p->opts->stand_in;
 	for (size_t i = 0; i < n && status == CD_POLICY_OK; i++) {
 		char *path = NULL;
-		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+		if (s != NULL && s->dropin != NULL && strcmp(names[i], s->dropin) == 0) {
+			status = load_stand_in(r, s);
+		} else if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
 			path = NULL;
 			status = CD_POLICY_SYSERR;
 		} else if ((status = load_file(r, fd, names[i], path)) == CD_POLICY_MISSING) {
@@ -489,7 +592,9 @@ static enum cd_status read_once(struct reading *r, struct cd_policy *pol, const 
 	if (init_policy(pol, path) < 0)
 		return pol->status = CD_POLICY_SYSERR;
 	r->p = (struct parser){ .pol = pol, .opts = opts, .log = log, .shown = pol->shown, .memo = { .cap = -1 } };
-	enum cd_status status = load_file(r, -1, NULL, path);
+	const struct cd_stand_in *s = opts->stand_in;
+	enum cd_status status = s != NULL && s->dropin == NULL ? load_main_stand_in(r, path, s)
+							       : load_file(r, -1, NULL, path);
 	if (status == CD_POLICY_MISSING) {
 		/* an error, as any reason the module grants nothing (capdelegate(8): exit 2) */
 		cd_log(log, LOG_ERR, "%s: policy file missing: no capabilities granted", pol->shown);

@@ -62,12 +62,25 @@ enum cd_status {
  * logging in (every line is still parsed and validated); the CLI keeps all of them. */
 typedef int (*cd_rule_filter)(const struct cd_rule *rule, void *arg);
 
+/* Text read in place of one file of the policy (check --staged, edit): the policy is judged as
+ * if that text were installed there. Its lines are named after @shown_path, the file the text
+ * came from (the staged copy), so that FILE:LINE leads to what is to be fixed. That file's
+ * place is not judged (it is not where the policy lives); the place it stands for is: the
+ * main file's directory, or the drop-in directory. */
+struct cd_stand_in {
+	const char *dropin;	/* NULL: the main file; else a drop-in's name in confdir (NAME.conf) */
+	const char *shown_path;	/* where the text came from, for messages */
+	const char *text;
+	size_t len;
+};
+
 struct cd_load_opts {
 	uid_t owner;		/* the required owner of the file: 0, except in unprivileged unit tests */
 	size_t max_bytes;	/* all files together; 0 means CD_MAX_POLICY_BYTES */
 	const char *confdir;	/* drop-in directory; NULL or "" reads none */
 	cd_rule_filter keep;	/* NULL keeps every rule */
 	void *keep_arg;
+	const struct cd_stand_in *stand_in;	/* NULL: every file is read from its place */
 };
 
 /* One file of the policy: the main file or a drop-in. */
@@ -76,6 +89,7 @@ struct cd_source {
 	char *shown;		/* the path as messages print it: escaped (cd_quote) */
 	char *text;		/* its bytes; rule names point into them */
 	size_t nerrors;		/* syntax errors in this file */
+	int stand_in;		/* 1: opts->stand_in's text; path is where it came from */
 };
 
 /* An entry of the drop-in directory that is not read, and why ("a backup file", ...). */
@@ -114,6 +128,8 @@ enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 enum cd_status cd_policy_parse(struct cd_policy *pol, const char *name, const char *text, size_t len,
 			       const struct cd_load_opts *opts, struct cd_log *log);
 void cd_policy_free(struct cd_policy *pol);
+/* Would the module read a drop-in of this name (NAME.conf, not a dotfile, no '/')? */
+int cd_dropin_name_ok(const char *name);
 const char *cd_status_str(enum cd_status st);
 /* The same as one word ("syntax_error"), for key=value fields: the module's journal line, its
  * audit record, JSON. A field split by a blank reads as two to auparse, ausearch and SIEMs. */

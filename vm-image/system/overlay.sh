@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # overlay.sh STAGE DEB...: turn STAGE (a copy of the base) into the systemd guest the way an
 # administrator would: apt-get install the .debs, pam-auth-update --enable capdelegate, write the
-# policy, setcap cap_net_raw=i ping; then the lab's users, console drop-in, sshd and network.
+# policy and the marks file, capdelegate marks apply (README: "Installing on a host"); then the
+# lab's users, console drop-in, sshd and network.
 set -euo pipefail
 
 if [ "${1:-}" = --help ] || [ $# -lt 2 ]; then
@@ -24,8 +25,12 @@ inroot pam-auth-update --enable capdelegate
 install -m 644 "$LAB_ROOT/config/capdelegate.conf" "$stage/etc/security/capdelegate.conf"
 # A copy the tests restore after breaking the policy.
 install -D -m 644 "$LAB_ROOT/config/capdelegate.conf" "$stage/root/lab/capdelegate.conf"
-# iputils-ping's postinst set cap_net_raw=ep; every reinstall or upgrade of it sets it again.
-setcap cap_net_raw=i "$stage/usr/bin/ping"
+# iputils-ping's postinst set cap_net_raw=ep; every reinstall or upgrade of it sets it again. As
+# the README tells an administrator: declare the mark in the marks file and apply it, so that the
+# package's trigger and APT hook keep it (a bare setcap would be undone by the next upgrade, and
+# `marks check` would say no marks are declared).
+install -m 644 "$LAB_ROOT/config/capdelegate-files.conf" "$stage/etc/security/capdelegate-files.conf"
+inroot capdelegate marks apply
 
 # The profile must have put the module after pam_unix in common-auth and after pam_systemd in
 # common-session (see pam_capdelegate(8), "Debian: pam-auth-update").

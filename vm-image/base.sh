@@ -22,7 +22,7 @@ suite=bookworm
 mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
 mirror=${mirror:-http://deb.debian.org/debian}
 
-mmdebstrap --quiet --variant=essential --include="$(IFS=,; echo "${PACKAGES[*]}")" \
+mmdebstrap --variant=essential --include="$(IFS=,; echo "${PACKAGES[*]}")" \
   --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
   --dpkgopt='path-exclude=/usr/share/{doc,locale,info}/*' \
   --dpkgopt='path-include=/usr/share/doc/*/copyright' \

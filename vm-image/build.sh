@@ -4,7 +4,7 @@
 # Two cache levels under $LAB_CACHE/vm, so that changing the project's files never redoes the
 # Debian bootstrap:
 #   base-<hash of base.sh>/      the bootstrapped Debian root (base.sh holds the package list)
-#   image-<hash of all inputs>.ext4  base + `make install` of the project + the overlay below
+#   image-<hash of all inputs>.ext4  base + the files of the project's .debs + the overlay below
 # The overlay (users, policy, PAM line, file capabilities, init) is applied to a copy of the base;
 # mke2fs -d keeps owners, modes and security.capability xattrs.
 set -euo pipefail
@@ -13,19 +13,18 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LAB_ROOT=${LAB_ROOT:-$(dirname "$here")}
 LAB_CACHE=${LAB_CACHE:-$LAB_ROOT/.cache}
 vmc=$LAB_CACHE/vm
-# The project tree to build for the guest: this checkout unless told otherwise.
-src=${CAPDELEGATE_SRC:-$LAB_ROOT}
 T0=${LAB_T0:-$(date +%s)}
 
 case "${1:-}" in
   -h|--help) echo "usage: $0   (as root) build or reuse the guest image; prints its path. Progress on stderr."
-             echo "Environment: CAPDELEGATE_SRC=DIR builds the project from DIR instead of this checkout."; exit 0 ;;
+             echo "Environment: CAPDELEGATE_SRC=DIR packages the project from DIR instead of this checkout."; exit 0 ;;
   "") ;;
   *) echo "usage: $0 [--help]" >&2; exit 2 ;;
 esac
 [ "$(id -u)" -eq 0 ] || { echo "build.sh: needs root (mmdebstrap, chown, setcap)" >&2; exit 2; }
 
 log() { printf '[vm-image %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
+. "$here/progress.sh"
 mkdir -p "$vmc"
 # One build at a time per cache: ./lab run and ./lab test may run at once in a shared checkout.
 exec 9>"$vmc/lock"
@@ -37,37 +36,29 @@ base=$vmc/base-$base_key
 if [ -d "$base" ]; then
   log "base: cached ($base)"
 else
-  log "base: bootstrapping Debian 12 with mmdebstrap (about 30 s)"
+  log "base: bootstrapping Debian 12 with mmdebstrap (BASE_ESTIMATE; log: $vmc/base.log)"
   rm -rf "$base.tmp"
-  "$here/base.sh" "$base.tmp" >"$vmc/base.log" 2>&1 || { tail -n 30 "$vmc/base.log" >&2; exit 1; }
+  with_progress "mmdebstrap" "$vmc/base.log" "$here/base.sh" "$base.tmp" || { tail -n 30 "$vmc/base.log" >&2; exit 1; }
   mv "$base.tmp" "$base"
   # Bases of older package lists are dead weight (~100 MB each).
   find "$vmc" -maxdepth 1 -name 'base-*' ! -name "base-$base_key" -exec rm -rf {} +
   log "base: done ($(du -sh "$base" | cut -f1))"
 fi
 
-# --- stage 2: the project, configured for the guest's paths, installed into a staging tree ----
-bld=$vmc/build
+# --- stage 2: the project, as its packages install it ----------------------------------------
+# The .debs are built for the guest's paths (/usr, /etc, the multiarch PAM directory) and cached
+# by a hash of the tree (vm-image/system/debs.sh): the systemd guest installs them with apt,
+# this guest takes their files, so the project is built once for both. (The host build in
+# _build/host cannot serve: it is configured for /usr/local, and the policy's path is compiled
+# in.) No maintainer script runs here: the overlay below does what this guest needs.
+debs_out=$("$here/system/debs.sh") || { echo "build.sh: the packages did not build" >&2; exit 1; }
+mapfile -t debs <<<"$debs_out"
 dest=$vmc/install
-if [ ! -x "$src/configure" ]; then
-  (cd "$src" && autoreconf -fi >/dev/null 2>&1)
-fi
-mkdir -p "$bld"
-if [ ! -f "$bld/Makefile" ] || [ "$src/configure" -nt "$bld/Makefile" ] \
-   || ! grep -qF "$src/configure" "$bld/config.status"; then
-  rm -rf "$bld"; mkdir -p "$bld"
-  log "project: configure for the guest (--prefix=/usr --sysconfdir=/etc)"
-  (cd "$bld" && "$src/configure" --prefix=/usr --sysconfdir=/etc \
-     --with-pammoddir=/usr/lib/x86_64-linux-gnu/security >"$vmc/configure.log" 2>&1) \
-    || { tail -n 30 "$vmc/configure.log" >&2; exit 1; }
-fi
-log "project: make install DESTDIR=$dest"
-rm -rf "$dest"
-{ make -C "$bld" -j2 && make -C "$bld" install DESTDIR="$dest"; } >"$vmc/make.log" 2>&1 \
-  || { tail -n 30 "$vmc/make.log" >&2; exit 1; }
-find "$dest" -name '*.la' -delete
-[ -f "$dest/usr/lib/x86_64-linux-gnu/security/pam_capdelegate.so" ] \
-  || { echo "build.sh: make install did not install pam_capdelegate.so" >&2; exit 1; }
+rm -rf "$dest"; mkdir -p "$dest"
+for d in "${debs[@]}"; do dpkg-deb -x "$d" "$dest"; done
+log "project: the files of $(printf '%s ' "${debs[@]##*/}")"
+[ -f "$dest/usr/lib/x86_64-linux-gnu/security/pam_capdelegate.so" ] && [ -x "$dest/usr/sbin/capdelegate" ] \
+  || { echo "build.sh: the packages hold no pam_capdelegate.so or capdelegate" >&2; exit 1; }
 
 # --- stage 3: the image, keyed by everything that goes into it --------------------------------
 image_key=$( {

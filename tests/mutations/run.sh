@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-usage: tests/mutations/run.sh [--tsv] [--list] [MUTANT...]
+usage: tests/mutations/run.sh [--tsv] [--list] [--save-hints] [MUTANT...]
        tests/mutations/run.sh --generated [--seed S] [--sample N] [--tsv] [ID...]
 
 Apply each tests/mutations/*.mut (or the named ones) to a scratch copy of the tree in
@@ -27,6 +27,8 @@ Prints a table (mutant, the test that killed it or SURVIVED) and a last line
            not build is STILLBORN (left out of the score). The last line is then
            "mutation: K killed, S survived, B stillborn of N (score K/(K+S) = X%)".
            With IDs (as the table prints them): those mutants only.
+Each mutant tries first the check that killed it last time ($MUT/killers, else the hints in
+tests/mutations/killers.tsv); --save-hints writes those hints from $MUT/killers.
 Needs root for the stack and most CLI tests (as another user they skip, and mutants survive).
 USAGE
 }
@@ -193,9 +195,9 @@ mutant() {
   elif ! build; then
     by="BROKEN (does not build, see $log)"; cp "$W/make.log" "$log"
   else
-    prev=$(awk -F'\t' -v n="$name" '$1 == n { sub(/^[^\t]*\t/, ""); print; exit }' "$MUT/killers" 2>/dev/null) || true
+    prev=$(last_killer "$name")
     # only a check this run has (a renamed case must not kill by failing to exist)
-    for c in "${CHECKS[@]}"; do [ "$c" != "$prev" ] || order=("$prev"); done
+    for c in "${CHECKS[@]}"; do IFS=$'\t' read -r kind cname cmd <<<"$c"; [ "$cname" != "$prev" ] || order=("$c"); done
     for c in "${order[@]}" "${CHECKS[@]}"; do
       IFS=$'\t' read -r kind cname cmd <<<"$c"
       # the unit and stack programs do not contain the CLI's own files
@@ -207,6 +209,27 @@ mutant() {
     done
   fi
   cp "$W/pristine" "$SRC/$file"   # a fresh mtime: make rebuilds it for the next mutant
+}
+
+# last_killer NAME: the check that killed mutant NAME last time: this machine's last run
+# ($MUT/killers: NAME, then the check as CHECKS has it), else the hints kept with the mutants
+# (tests/mutations/killers.tsv: NAME<TAB>CHECK, written by --save-hints), so that a fresh clone
+# also tries it first. Only an order: a verdict still needs that check to fail.
+last_killer() {
+  local k
+  k=$(awk -F'\t' -v n="$1" '$1 == n { print $3; exit }' "$MUT/killers" 2>/dev/null) || true
+  [ -n "$k" ] || k=$(awk -F'\t' -v n="$1" '$1 == n { print $2; exit }' "$HERE/killers.tsv" 2>/dev/null) || true
+  printf '%s' "$k"
+}
+
+# save_hints: tests/mutations/killers.tsv from this machine's last runs, hand-made mutants only
+# (a generated mutant's id names a line number, which moves with every edit).
+save_hints() {
+  [ -s "$MUT/killers" ] || die "no killers recorded in $MUT yet: run the mutants first"
+  { echo "# mutant<TAB>the check that killed it last (an order hint for tests/mutations/run.sh: written by --save-hints)"
+    awk -F'\t' '$1 !~ /:/ { print $1 "\t" $3 }' "$MUT/killers" | while IFS=$'\t' read -r n k; do
+      [ -f "$HERE/$n.mut" ] && printf '%s\t%s\n' "$n" "$k"; done; } >"$HERE/killers.tsv"
+  log "wrote $HERE/killers.tsv ($(($(wc -l <"$HERE/killers.tsv") - 1)) mutants)"
 }
 
 # next_mutant: the index of the next mutant no job has taken; fails when none is left.
@@ -304,6 +327,7 @@ main() {
       --seed) [ $# -ge 2 ] || die "--seed needs a value"; seed=$2; shift ;;
       --sample) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "--sample needs a number"; sample=$2; shift ;;
       --list) for m in "$HERE"/*.mut; do basename "$m" .mut; done; exit 0 ;;
+      --save-hints) save_hints; exit 0 ;;
       -*) usage >&2; exit 2 ;;
       *) names+=("$1") ;;
     esac

@@ -56,6 +56,9 @@ if timeout 300 expect "$here/console.exp" "$sock" - >"$work/console-boot.txt" 2>
 else
   fail boot/console-login-prompt "no prompt within 300 s (see $work/console-boot.txt)"; exit 0
 fi
+# The login screen tells a newcomer who can log in, as the minimal guest's does (/etc/issue).
+check boot/issue-names-demo-users "$(grep -m1 'Users:' "$work/console-boot.txt" || echo 'no Users: line')" \
+  grep -q 'Users: alice bob carol dave erin, password = user name; root/root' "$work/console-boot.txt"
 for _ in $(seq 60); do ssh-keyscan -T 5 -p "$port" 127.0.0.1 >/dev/null 2>&1 && break; sleep 1; done
 log "boot: sshd answers after $(ms "$t_boot") ms"
 
@@ -131,6 +134,7 @@ ausearch --input-logs -m USER --raw </dev/null 2>/dev/null | grep "op=capdelegat
 grep -H pam_ /etc/pam.d/common-auth /etc/pam.d/common-session; getcap /usr/bin/ping
 systemctl is-active auditd systemd-logind ssh
 echo "@@ failed_units=$(systemctl --failed --no-legend --plain | awk "{ print \$1 }" | paste -sd, -)"
+echo "@@ man=$(man 8 capdelegate 2>&1 | grep -m1 -A1 "^NAME" | tail -n 1 | tr -s " ")"
 capdelegate marks check >/root/lab/marks-check.out 2>&1; echo "@@ marks_check.rc=$?"
 echo "@@ marks_check=$(grep -m1 /ping /root/lab/marks-check.out | tr -s "\t " "  ")"' || true
 c=$(tr -d '\r' <"$work/collect.txt")
@@ -155,6 +159,9 @@ check image/ping-fI-only "$(grep /usr/bin/ping <<<"$c")" grep -qx '/usr/bin/ping
 # file (so the trigger and the APT hook keep it), not set by a bare setcap.
 check image/marks-check-ping-ok "$(fact collect 0 marks_check), rc=$(fact collect 0 marks_check.rc)" \
   eval '[[ $(fact collect 0 marks_check) == *ping*" ok"* && $(fact collect 0 marks_check.rc) == 0 ]]'
+# An administrator reads the packages' man pages in the guest (man-db is installed).
+check image/man-capdelegate "man 8 capdelegate: $(fact collect 0 man)" \
+  eval '[[ $(fact collect 0 man) == *capdelegate*"check, explain and audit"* ]]'
 check image/no-failed-units "failed: $(fact collect 0 failed_units)" [ -z "$(fact collect 0 failed_units)" ]
 check image/services-active "$(grep -E '^(in)?active' <<<"$c" | paste -sd' ')" \
   [ "$(grep -cx active <<<"$c")" = 3 ]
@@ -272,9 +279,9 @@ check marks-hole/apt-hook-restores "$(m hook)" [ "$(m hook)" = "/usr/bin/ping ca
 check marks-hole/marks-check-clean "rc=$(m check.rc)" [ "$(m check.rc)" = 0 ]
 
 # --- power off, figures -----------------------------------------------------------------------
-root poweroff 'lab-poweroff' || true
+root poweroff 'guest-poweroff' || true
 for _ in $(seq 60); do kill -0 "$qemu" 2>/dev/null || break; sleep 1; done
-check poweroff-from-inside "QEMU still running 60 s after lab-poweroff" eval '! kill -0 "$qemu" 2>/dev/null'
+check poweroff-from-inside "QEMU still running 60 s after guest-poweroff" eval '! kill -0 "$qemu" 2>/dev/null'
 ssh_ms=$(for u in alice bob carol dave erin; do echo "${took[ssh-$u]}"; done | sort -n | paste -sd' ')
 log "figures: boot to console prompt ${boot_ms} ms; ssh logins (ms): $ssh_ms; console alice+bob ${took[console]} ms"
 log "total $(( $(date +%s) - T0 )) s; transcripts in $work"

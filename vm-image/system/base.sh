@@ -16,13 +16,15 @@ PACKAGES=(
   openssh-server auditd
   login passwd libpam-modules libpam-runtime
   iputils-ping libcap2-bin procps util-linux mount
+  # an administrator reads the man pages the packages install (man capdelegate)
+  man-db
 )
 
 suite=bookworm
 mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
 mirror=${mirror:-http://deb.debian.org/debian}
 
-mmdebstrap --quiet --variant=apt --include="$(IFS=,; echo "${PACKAGES[*]}")" \
+mmdebstrap --variant=apt --include="$(IFS=,; echo "${PACKAGES[*]}")" \
   --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
   --dpkgopt='path-exclude=/usr/share/{doc,locale,info}/*' \
   --dpkgopt='path-include=/usr/share/doc/*/copyright' \

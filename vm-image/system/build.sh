@@ -20,6 +20,7 @@ case "${1:-}" in
 esac
 [ "$(id -u)" -eq 0 ] || { echo "build.sh: needs root (mmdebstrap, chroot, setcap)" >&2; exit 2; }
 log() { printf '[vm-system %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
+. "$here/../progress.sh"
 mkdir -p "$vmc"
 exec 9>"$vmc/lock"
 flock -w 900 9 || { echo "build.sh: $vmc/lock still held after 900 s" >&2; exit 1; }
@@ -30,9 +31,9 @@ base=$vmc/base-$base_key
 if [ -d "$base" ]; then
   log "base: cached ($base)"
 else
-  log "base: bootstrapping Debian 12 with systemd, openssh-server, auditd (about 1 min)"
+  log "base: bootstrapping Debian 12 with systemd, openssh-server, auditd, man-db (SYSBASE_ESTIMATE; log: $vmc/base.log)"
   rm -rf "$base.tmp"
-  "$here/base.sh" "$base.tmp" >"$vmc/base.log" 2>&1 || { tail -n 30 "$vmc/base.log" >&2; exit 1; }
+  with_progress "mmdebstrap" "$vmc/base.log" "$here/base.sh" "$base.tmp" || { tail -n 30 "$vmc/base.log" >&2; exit 1; }
   mv "$base.tmp" "$base"
   find "$vmc" -maxdepth 1 -name 'base-*' ! -name "base-$base_key" -exec rm -rf {} +
   log "base: done ($(du -sh "$base" | cut -f1))"
@@ -72,7 +73,7 @@ trap 'rm -rf "$stage" "$image.tmp"' EXIT
 rm -rf "$stage"
 cp -a "$base" "$stage"
 log "image: apt-get install the .debs, pam-auth-update --enable capdelegate, users, policy"
-"$here/overlay.sh" "$stage" "${debs[@]}" >"$vmc/overlay.log" 2>&1 || { tail -n 30 "$vmc/overlay.log" >&2; exit 1; }
+with_progress "overlay" "$vmc/overlay.log" "$here/overlay.sh" "$stage" "${debs[@]}" || { tail -n 30 "$vmc/overlay.log" >&2; exit 1; }
 install -m 644 "$pingdeb" "$stage/var/cache/apt/archives/"
 
 log "image: mke2fs -d"

@@ -17,9 +17,12 @@ case "${1:-}" in
   *) echo "usage: $0 [--help]" >&2; exit 2 ;;
 esac
 log() { printf '[deb %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
+. "$here/../progress.sh"
 
 mkdir -p "$out"
-exec 9>"$out/.lock"; flock -w 600 9 || { echo "debs.sh: $out/.lock busy" >&2; exit 1; }
+# Both guests' builders call this at once (./lab test starts them side by side): one builds, the
+# other waits and reuses the packages.
+exec 9>"$out/.lock"; flock -w 1800 9 || { echo "debs.sh: $out/.lock still held after 1800 s" >&2; exit 1; }
 
 # The working tree as git sees it (tracked and untracked, minus ignored build outputs): what
 # `make` there would build, as vm-image/build.sh does for the first guest.
@@ -38,9 +41,10 @@ else
   mkdir -p "$tree"
   (cd "$src" && tr '\n' '\0' <<<"$files" | xargs -0 cp --parents -t "$tree")
   # The host suite runs the tests; the package build only builds (nocheck).
-  log "dpkg-buildpackage -b -us -uc in $tree (log: $out/build.log)"
-  (cd "$tree" && DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}" \
-     dpkg-buildpackage -b -us -uc >"$out/build.log" 2>&1) || { tail -n 30 "$out/build.log" >&2; exit 1; }
+  log "dpkg-buildpackage -b -us -uc in $tree (DEB_ESTIMATE; log: $out/build.log)"
+  with_progress "dpkg-buildpackage" "$out/build.log" \
+    env -C "$tree" DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -b -us -uc \
+    || { tail -n 30 "$out/build.log" >&2; exit 1; }
   rm -rf "$tree"
   echo "$key" >"$out/.stamp"
   log "packages built in $(( $(date +%s) - t )) s"

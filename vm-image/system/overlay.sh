@@ -59,7 +59,9 @@ install -m 644 "$files/sshd-lab.conf" "$stage/etc/ssh/sshd_config.d/lab.conf"
 install -D -m 644 "$files/10-lab.network" "$stage/etc/systemd/network/10-lab.network"
 install -m 644 "$files/60-lab-ping.conf" "$files/50-pid-max.conf" "$stage/etc/sysctl.d/"
 install -m 644 "$files/capdelegate-lab-overlay.service" "$stage/etc/systemd/system/"
-install -m 755 "$files/lab-poweroff" "$stage/usr/local/sbin/lab-poweroff"
+install -m 755 "$files/guest-poweroff" "$stage/usr/local/sbin/guest-poweroff"
+# The console's login screen names the demo users, as the minimal guest's does.
+install -m 644 "$files/issue" "$stage/etc/issue"
 install -m 755 "$LAB_ROOT/tests/system/probe" "$stage/usr/local/bin/lab-probe"
 # The tests' stand-in for pam_systemd >= 254 (sets pI and pA in open_session); no PAM file uses it.
 gcc -std=gnu11 -O2 -Wall -Wextra -shared -fPIC -o "$stage/usr/lib/x86_64-linux-gnu/security/pam_ambient_stub.so" \

@@ -21,7 +21,7 @@ usage: vm-image/system/run.sh [--policy FILE] [--ssh-port N] [--console-socket P
   --quiet                no banner
 
 Log in as root/root (also over ssh: a lab image), alice/alice, bob/bob, carol, dave, erin.
-Quit QEMU: Ctrl-a x. Power off from inside, as root: lab-poweroff.
+Quit QEMU: Ctrl-a x. Power off from inside, as root: guest-poweroff.
 Environment: CAPDELEGATE_KERNEL=PATH boots that bzImage instead of kernel/lab-kernel.sh's.
 EOF2
 }
@@ -62,7 +62,7 @@ if [ "$quiet" = 0 ]; then
 == capdelegate systemd guest: kernel $kernel
 == image $image${policy:+, policy $policy}
 == ssh -p $port alice@127.0.0.1   (passwords: user name; root/root)
-== Quit QEMU: Ctrl-a x.  Power off from inside: lab-poweroff as root. Hard limit: ${timeout}s.
+== Quit QEMU: Ctrl-a x.  Power off from inside: guest-poweroff as root. Hard limit: ${timeout}s.
 EOF2
 fi
 

@@ -31,7 +31,7 @@ base=$vmc/base-$base_key
 if [ -d "$base" ]; then
   log "base: cached ($base)"
 else
-  log "base: bootstrapping Debian 12 with systemd, openssh-server, auditd, man-db (SYSBASE_ESTIMATE; log: $vmc/base.log)"
+  log "base: bootstrapping Debian 12 with systemd, openssh-server, auditd, man-db (about 2 min on an idle 2-core machine, longer on a loaded one; log: $vmc/base.log)"
   rm -rf "$base.tmp"
   with_progress "mmdebstrap" "$vmc/base.log" "$here/base.sh" "$base.tmp" || { tail -n 30 "$vmc/base.log" >&2; exit 1; }
   mv "$base.tmp" "$base"

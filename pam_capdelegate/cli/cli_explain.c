@@ -32,6 +32,7 @@ static void print_matches(const struct cd_grant *g)
 	static const char *const cols[] = { "LINE", "VIA", "SUBJECT", "CAPABILITIES", NULL };
 	struct cli_table t;
 	cli_table_start(&t, stdout, form, "match", cols);
+	cli_table_title(&t, "The policy's lines that decide the grant");
 	for (size_t i = 0; i < g->nmatched; i++) {
 		const struct cd_rule *r = g->matched[i];
 		FILE *out = cli_table_row(&t);
@@ -128,6 +129,7 @@ static void print_user(const struct cd_user *u)
 	static const char *const cols[] = { "USER", "UID", "GROUPS", NULL };
 	struct cli_table t;
 	cli_table_start(&t, stdout, form, "user", cols);
+	cli_table_title(&t, "The user, as NSS returns it");
 	FILE *out = cli_table_row(&t);
 	cli_print_name(out, u->name);
 	fprintf(out, "\t%u\t", (unsigned)u->uid);
@@ -140,10 +142,12 @@ static void print_user(const struct cd_user *u)
 	cli_table_end(&t);
 }
 
-/* A kind with one record: policy, pI, note. */
-static FILE *single_start(struct cli_table *t, const char *kind, const char *const *cols)
+/* A kind with one record: policy, pI, note; under TITLE in the table form (NULL: none). */
+static FILE *single_start(struct cli_table *t, const char *kind, const char *const *cols,
+			  const char *title)
 {
 	cli_table_start(t, stdout, form, kind, cols);
+	cli_table_title(t, title);
 	return cli_table_row(t);
 }
 
@@ -165,6 +169,7 @@ static int explain_files(cd_capmask pi, char **paths, int npaths)
 	static const char *const cols[] = { "FILE", "fP=", "fI=", "fE=", "pP'=", "pE'=", "IGNORED", NULL };
 	struct cli_table t;
 	cli_table_start(&t, stdout, form, "exec", cols);
+	cli_table_title(&t, "At exec: what each file gives the user (pP' and pE')");
 	for (size_t i = 0; i < scan.nfiles; i++)
 		print_exec(&t, &scan.files[i], pi, bound);
 	cli_table_end(&t);
@@ -236,18 +241,18 @@ static int cli_explain_user(const char *name, const char *config, const char *co
 	static const char *const pi_cols[] = { "pI", "VIA", NULL };
 	struct cli_table t;
 	print_user(&u);
-	FILE *out = single_start(&t, "policy", policy_cols);
+	FILE *out = single_start(&t, "policy", policy_cols, "The policy");
 	cli_text_escape(out, pol.path);
 	fprintf(out, "\t%s", cd_status_str(st));
 	single_end(&t);
 	print_matches(&g);
-	out = single_start(&t, "pI", pi_cols);
+	out = single_start(&t, "pI", pi_cols, "The inheritable set login gives the user (pI)");
 	cli_print_caps(out, g.caps);
 	fprintf(out, "\t%s", cd_subject_kind_str(g.via));
 	single_end(&t);
 	if (u.uid == 0) {	/* security/commoncap.c handle_privileged_root */
 		fputs("root gains the whole bounding set at every exec unless SECBIT_NOROOT is set; "
-		      "the exec records show the file-capability rule only", single_start(&t, "note", NULL));
+		      "the exec records show the file-capability rule only", single_start(&t, "note", NULL, NULL));
 		single_end(&t);
 	}
 	if (rc == 0)

@@ -190,6 +190,11 @@ void cli_table_start(struct cli_table *t, FILE *out, enum cli_form form, const c
 	*t = (struct cli_table){ .out = out, .form = form, .kind = kind, .header = header };
 }
 
+void cli_table_title(struct cli_table *t, const char *title)
+{
+	t->title = title;
+}
+
 FILE *cli_table_row(struct cli_table *t)
 {
 	if (t->buf == NULL)
@@ -361,6 +366,8 @@ static void print_table(const struct cli_table *t)
 		}
 		if (tables_printed++)
 			fputc('\n', t->out);
+		if (t->title != NULL)
+			fprintf(t->out, "== %s\n", t->title);
 		if (t->header != NULL)
 			print_line(t->out, head, width, ncols);
 		for (size_t r = 0; r < nrows; r++) {

@@ -45,6 +45,7 @@ struct cli_table {
 	enum cli_form form;
 	const char *kind;
 	const char *const *header;
+	const char *title;	/* table form: a heading above the table, or NULL */
 	FILE *buf;		/* TSV: the current record; table: every record, one per line */
 	char *text;
 	size_t len;
@@ -55,6 +56,10 @@ struct cli_table {
  * the column, without the '='. */
 void cli_table_start(struct cli_table *t, FILE *out, enum cli_form form, const char *kind,
 		     const char *const *header);
+
+/* A heading printed above the table in the table form only (TSV records are unchanged):
+ * "== TITLE". Call after cli_table_start. */
+void cli_table_title(struct cli_table *t, const char *title);
 /* The stream for the fields of the next record. Without memory for a buffer, @out itself, the
  * record printed as TSV without labels. */
 FILE *cli_table_row(struct cli_table *t);

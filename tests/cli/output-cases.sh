@@ -46,6 +46,8 @@ blocks = open(sys.argv[1], encoding="utf-8").read().split("\n\n")
 headers = 0
 for b in blocks:
     lines = [l for l in b.split("\n") if l]
+    if lines and lines[0].startswith("== "):   # a heading above the table (explain)
+        print(lines.pop(0))
     if len(lines) < 2 or not (lines[0].split()[0].isupper() or lines[0].startswith("pI ")):
         continue
     headers += 1
@@ -76,6 +78,11 @@ t_output_table_explain() {
   cd_tty explain alice --config "$p" "$t/bin"; want_rc 0
   tables_aligned "$OUT" >"$CASE_DIR/headers" || fail "explain's tables are not aligned"
   for h in "USER" "POLICY" "LINE" "pI" "FILE"; do grep -q "^$h " "$CASE_DIR/headers" || fail "no $h table"; done
+  # capdelegate(8): each of explain's tables under its heading, in this order
+  grep '^== ' "$CASE_DIR/headers" >"$CASE_DIR/titles"
+  printf '%s\n' "== The user, as NSS returns it" "== The policy" "== The policy's lines that decide the grant" \
+    "== The inheritable set login gives the user (pI)" "== At exec: what each file gives the user (pP' and pE')" \
+    | cmp -s - "$CASE_DIR/titles" || fail "explain's headings: $(paste -sd'|' "$CASE_DIR/titles")"
   want_text "$CASE_DIR/headers" "fP                    fI             fE   pP'                   pE'"
   want_text "$OUT" "$t/bin/ping_ei  none                  cap_net_raw    yes  cap_net_raw           cap_net_raw"
   no_text "$OUT" "fP="	# the header names the column once
@@ -83,6 +90,7 @@ t_output_table_explain() {
   cd_tty explain alice --tsv --config "$p" "$t/bin"; cp "$OUT" "$CASE_DIR/tsv"
   cd_nss explain alice --config "$p" "$t/bin"
   cmp -s "$OUT" "$CASE_DIR/tsv" || fail "--tsv on a terminal differs from the piped output"
+  no_text "$OUT" "== "	# headings are the table form's only
 }
 
 t_output_table_audit_escaped() {

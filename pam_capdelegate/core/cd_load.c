@@ -634,7 +634,7 @@ enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 		struct cd_log_held held;
 		cd_log_hold(&held, log);
 		enum cd_status status = read_once(&r, pol, path, opts, &held.quiet);
-		int whole = cd_snapshot_whole(&r.snap, CD_POLICY_SETTLE_MS);
+		int whole = cd_snapshot_whole(&r.snap, opts->no_settle ? 0 : CD_POLICY_SETTLE_MS);
 		cd_log_release(&held, log, whole);
 		if (whole || attempt == CD_POLICY_READ_ATTEMPTS) {
 			if (!whole)

@@ -49,7 +49,7 @@ static char *write_file(const char *name, const char *data, size_t len, mode_t m
 static enum cd_status load_bytes(struct cd_policy *pol, const char *data, size_t len)
 {
 	char *path = write_file("policy", data, len, 0644);
-	struct cd_load_opts o = { .owner = getuid() };
+	struct cd_load_opts o = { .owner = getuid(), .no_settle = 1 };
 	enum cd_status st = cd_policy_load(pol, path, &o, &test_log);
 	free(path);
 	return st;
@@ -469,7 +469,7 @@ static void test_error_anywhere_rejects_everything(void **state)
 static enum cd_status load_path(const char *path, uid_t owner, size_t max)
 {
 	struct cd_policy pol;
-	struct cd_load_opts o = { .owner = owner, .max_bytes = max };
+	struct cd_load_opts o = { .owner = owner, .max_bytes = max, .no_settle = 1 };
 	setup(NULL);
 	enum cd_status st = cd_policy_load(&pol, path, &o, &test_log);
 	if (st != CD_POLICY_OK)
@@ -601,7 +601,7 @@ static void write_in(const char *dir, const char *name, const char *text, mode_t
 static enum cd_status load_with(struct cd_policy *pol, const char *text, const char *dir, size_t max)
 {
 	char *p = write_file("main.conf", text, strlen(text), 0644);
-	struct cd_load_opts o = { .owner = getuid(), .confdir = dir, .max_bytes = max };
+	struct cd_load_opts o = { .owner = getuid(), .confdir = dir, .max_bytes = max, .no_settle = 1 };
 	setup(NULL);
 	enum cd_status st = cd_policy_load(pol, p, &o, &test_log);
 	free(p);
@@ -678,7 +678,7 @@ static void test_dropins(void **state)
 	cd_policy_free(&pol);
 	char *missing;
 	assert_true(asprintf(&missing, "%s/no-main.conf", tmpdir) > 0);
-	struct cd_load_opts o = { .owner = getuid(), .confdir = dir };
+	struct cd_load_opts o = { .owner = getuid(), .confdir = dir, .no_settle = 1 };
 	assert_int_equal(cd_policy_load(&pol, missing, &o, &test_log), CD_POLICY_MISSING);
 	assert_int_equal(pol.nrules, 0);
 	cd_policy_free(&pol);
@@ -758,7 +758,7 @@ static void test_keep_filter_still_validates(void **state)
 	(void)state;
 	const char *g[] = { "netops", NULL };
 	struct cd_user u = make_user("erin", g);
-	struct cd_load_opts o = { .owner = getuid(), .keep = cd_rule_may_match, .keep_arg = &u };
+	struct cd_load_opts o = { .owner = getuid(), .keep = cd_rule_may_match, .keep_arg = &u, .no_settle = 1 };
 	struct cd_policy pol;
 	char *p = write_file("filtered", demo, strlen(demo), 0644);
 	assert_int_equal(cd_policy_load(&pol, p, &o, &test_log), CD_POLICY_OK);

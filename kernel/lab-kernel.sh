@@ -99,7 +99,7 @@ configure() {
 
 make_bzimage() {
   local t=$(date +%s) pid
-  log "make -j2 bzImage (log: $K/make.log)"
+  log "make -j2 bzImage (a cold build: about 5 min on an idle 2-core machine, 512 s measured at load 8; a rebuild after a patch: seconds; log: $K/make.log)"
   make -C "$SRC" O="$OBJ" ARCH=x86_64 -j2 bzImage > "$K/make.log" 2>&1 & pid=$!
   local n=0
   while kill -0 "$pid" 2>/dev/null; do
@@ -167,7 +167,7 @@ build_fixtures() {
     hex=$(tr -d ' ' <<< "${vals[$name]}")
     xxd -r -p <<< "$hex" > "$OUT/$name.xattr"
   done
-  mke2fs -q -t ext4 -d "$d" -F "$img" 16M >&2
+  mke2fs -q -t ext4 -d "$d" -F "$img" 16M >"$img.log" 2>&1 || { cat "$img.log" >&2; die "fixtures: mke2fs failed"; }
   for name in "${!vals[@]}"; do
     # debugfs reports a failed request on stderr and still exits 0: judge by its output
     err=$(debugfs -w -R "ea_set -f $OUT/$name.xattr /$name security.capability" "$img" 2>&1 >/dev/null \

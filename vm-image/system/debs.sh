@@ -41,7 +41,7 @@ else
   mkdir -p "$tree"
   (cd "$src" && tr '\n' '\0' <<<"$files" | xargs -0 cp --parents -t "$tree")
   # The host suite runs the tests; the package build only builds (nocheck).
-  log "dpkg-buildpackage -b -us -uc in $tree (about 1 min on an idle 2-core machine, longer on a loaded one; log: $out/build.log)"
+  log "dpkg-buildpackage -b -us -uc in $tree (about 25 s: 23 s measured on the 2-core machine at load 8; longer on a busier machine; log: $out/build.log)"
   with_progress "dpkg-buildpackage" "$out/build.log" \
     env -C "$tree" DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -b -us -uc \
     || { tail -n 30 "$out/build.log" >&2; exit 1; }

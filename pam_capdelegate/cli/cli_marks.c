@@ -21,11 +21,22 @@
 #include "cli_marks.h"
 #include "cli_common.h"
 
+static int locate(void *arg, const struct cd_mark *mk, struct cd_mark_where *w)
+{
+	struct cli_mark_disk d;
+	(void)arg;
+	int rc = cli_mark_locate(mk, &d);
+	*w = d.where;
+	cli_mark_disk_free(&d);
+	return rc;
+}
+
 enum cd_status cli_load_marks(struct cd_marks *m, const char *path)
 {
 	struct cd_log log = { 0 };
 	struct cd_load_opts opts = { .owner = 0 };
-	return cd_marks_load(m, path ? path : CD_DEFAULT_MARKS, &opts, &log);
+	cd_marks_load(m, path ? path : CD_DEFAULT_MARKS, &opts, &log);
+	return cd_marks_reject_aliases(m, locate, NULL, &log);
 }
 
 const char *cli_mark_level_str(enum cli_mark_level level)
@@ -76,13 +87,17 @@ static int open_dir(const char *path, struct cli_mark_disk *d, int *dfd)
 	struct cd_safe_why why;
 	struct stat st;
 	int rc = 0, safe = cd_open_safe(dir, 0, dfd, &why);
+	int statted = safe > 0 && fstat(*dfd, &st) == 0;
+	if (statted && S_ISDIR(st.st_mode))	/* placed even when refused: two lines still clash */
+		d->where = (struct cd_mark_where){ .dir_known = 1, .dir_dev = st.st_dev,
+						   .dir_ino = st.st_ino };
 	if (safe == 0)
 		rc = refuse_unsafe(d, &why);
 	else if (safe < 0 && (errno == ENOENT || errno == ENOTDIR))
 		d->missing = 1;
 	else if (safe < 0)
 		failed(d, "open its directory");
-	else if (fstat(*dfd, &st) < 0)
+	else if (!statted)
 		failed(d, "stat its directory");
 	else if (!S_ISDIR(st.st_mode))
 		d->missing = 1;
@@ -121,6 +136,9 @@ static int open_file(const char *path, int dfd, struct cli_mark_disk *d)
 		return 0;
 	}
 	d->mode = st.st_mode;
+	d->where.file_known = 1;
+	d->where.dev = st.st_dev;
+	d->where.ino = st.st_ino;
 	if (!S_ISREG(st.st_mode))
 		return refuse(d, "is not a regular file");
 	if (st.st_uid != 0)
@@ -164,7 +182,7 @@ static int read_caps(struct cli_mark_disk *d)
 	return 0;
 }
 
-int cli_mark_inspect(const struct cd_mark *mk, struct cli_mark_disk *d)
+int cli_mark_locate(const struct cd_mark *mk, struct cli_mark_disk *d)
 {
 	*d = (struct cli_mark_disk){ .fd = -1 };
 	int dfd = -1;
@@ -174,6 +192,12 @@ int cli_mark_inspect(const struct cd_mark *mk, struct cli_mark_disk *d)
 		return 0;
 	int rc = open_file(mk->path, dfd, d);
 	close(dfd);
+	return rc;
+}
+
+int cli_mark_inspect(const struct cd_mark *mk, struct cli_mark_disk *d)
+{
+	int rc = cli_mark_locate(mk, d);
 	if (rc < 0 || d->fd < 0 || d->refused != NULL || d->failed != NULL)
 		return rc;
 	return read_caps(d);

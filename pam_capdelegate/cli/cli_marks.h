@@ -21,6 +21,7 @@ struct cli_mark_disk {
 	const char *failed;	/* the lookup that failed ("open", "read security.capability") */
 	int err;		/* and its errno */
 	mode_t mode;		/* st_mode */
+	struct cd_mark_where where;	/* the file and its directory, when opened */
 	int has_caps;		/* security.capability present */
 	int unreadable;		/* present but the kernel will not show it (EINVAL) */
 	cd_capmask permitted, inheritable;
@@ -32,6 +33,8 @@ struct cli_mark_disk {
 /* Open and read @mk's file (see cli_marks.c for every rule). -1 only when memory runs out;
  * every other failure is a state in @d. */
 int cli_mark_inspect(const struct cd_mark *mk, struct cli_mark_disk *d);
+/* The same without reading security.capability: where the file is, and why it is refused. */
+int cli_mark_locate(const struct cd_mark *mk, struct cli_mark_disk *d);
 void cli_mark_disk_free(struct cli_mark_disk *d);
 /* Do the capabilities on disk equal the mark's (fP empty, fI and fE as declared, rootid 0)? */
 int cli_mark_caps_match(const struct cd_mark *mk, const struct cli_mark_disk *d);
@@ -46,8 +49,10 @@ typedef int (*cli_mark_visit)(void *arg, const struct cd_mark *mk, const struct 
 int cli_mark_states(const struct cd_mark *mk, const struct cli_mark_disk *d, cli_mark_visit visit,
 		    void *arg);
 
-/* Load the marks file: @path, or CD_DEFAULT_MARKS when NULL. Errors on stderr as FILE:LINE:
- * message. A missing file is not logged: the caller says what it means. */
+/* Load the marks file: @path, or CD_DEFAULT_MARKS when NULL, and reject it when two lines
+ * name one file (cd_marks_reject_aliases, each file located as cli_mark_locate opens it).
+ * Errors on stderr as FILE:LINE: message. A missing file is not logged: the caller says what
+ * it means. */
 enum cd_status cli_load_marks(struct cd_marks *m, const char *path);
 
 const char *cli_mark_level_str(enum cli_mark_level level);

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,6 +341,112 @@ enum cd_status cd_marks_parse(struct cd_marks *m, const char *name, const char *
 	memcpy(m->text, text, len);
 	m->text[len] = '\0';
 	parse_text(&p, m->text, len);
+	return finish(&p, CD_POLICY_OK);
+}
+
+/* One identity of a mark's file: its own inode, or its directory's inode and its name there. */
+struct alias_key {
+	dev_t dev;
+	ino_t ino;
+	const char *name;	/* NULL: the file's inode; else its last component */
+	size_t mark;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct alias_key *x = a, *y = b;
+	if ((x->name == NULL) != (y->name == NULL))
+		return x->name == NULL ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	int c = x->name != NULL ? strcmp(x->name, y->name) : 0;
+	return c != 0 ? c : (x->mark > y->mark) - (x->mark < y->mark);
+}
+
+/* The keys of every mark, @locate asked once per mark; *n set. NULL when memory runs out. */
+static struct alias_key *alias_keys(const struct cd_marks *m, cd_mark_locate_fn locate, void *arg,
+				    size_t *n)
+{
+	struct alias_key *keys = malloc(2 * m->nmarks * sizeof(*keys));
+	*n = 0;
+	for (size_t i = 0; keys != NULL && i < m->nmarks; i++) {
+		struct cd_mark_where w = { 0 };
+		if (locate(arg, &m->marks[i], &w) < 0) {
+			free(keys);
+			return NULL;
+		}
+		if (w.file_known)
+			keys[(*n)++] = (struct alias_key){ w.dev, w.ino, NULL, i };
+		if (w.dir_known)
+			keys[(*n)++] = (struct alias_key){ w.dir_dev, w.dir_ino,
+							   strrchr(m->marks[i].path, '/') + 1, i };
+	}
+	return keys;
+}
+
+/* For each mark, the first mark naming its file (@first; SIZE_MAX: none) and whether through
+ * its directory (@by_dir), else its inode: the same key in a sorted run, n log n. */
+static void alias_runs(struct alias_key *keys, size_t n, size_t *first, char *by_dir)
+{
+	qsort(keys, n, sizeof(*keys), by_key);
+	for (size_t i = 1, run = 0; i < n; i++) {
+		struct alias_key k = keys[i];
+		k.mark = keys[run].mark;
+		if (by_key(&k, &keys[run]) != 0) {
+			run = i;
+			continue;
+		}
+		size_t *f = &first[keys[i].mark];
+		if (k.mark < *f || (k.mark == *f && k.name != NULL)) {
+			*f = k.mark;
+			by_dir[keys[i].mark] = k.name != NULL;
+		}
+	}
+}
+
+/* Each later line of a file named twice: an error naming the first line and its path. */
+static void alias_errors(struct mparser *p, const size_t *first, const char *by_dir)
+{
+	struct cd_marks *m = p->m;
+	for (size_t i = 0; i < m->nmarks && !p->out_of_memory; i++) {
+		if (first[i] == SIZE_MAX)
+			continue;
+		const struct cd_mark *mk = &m->marks[i], *was = &m->marks[first[i]];
+		char *shown = cd_quoted_path(was->path), *why = NULL;
+		if (shown == NULL || asprintf(&why, "same file as %s:%zu ('%s'), %s: a file is declared "
+					      "once", m->shown, was->line, shown, by_dir[i] ?
+					      "its directory reached by another path" :
+					      "a hard link to it") < 0)
+			p->out_of_memory = 1;
+		else
+			mark_error(p, mk->line, why, mk->path, strlen(mk->path));
+		free(shown);
+		free(why);
+	}
+}
+
+enum cd_status cd_marks_reject_aliases(struct cd_marks *m, cd_mark_locate_fn locate, void *arg,
+				       struct cd_log *log)
+{
+	struct mparser p = { .m = m, .log = log };
+	if (m->status != CD_POLICY_OK || m->nmarks < 2)
+		return m->status;
+	size_t n, *first = malloc(m->nmarks * sizeof(*first));
+	char *by_dir = calloc(m->nmarks, 1);
+	struct alias_key *keys = first && by_dir ? alias_keys(m, locate, arg, &n) : NULL;
+	if (keys == NULL) {
+		p.out_of_memory = 1;
+	} else {
+		for (size_t i = 0; i < m->nmarks; i++)
+			first[i] = SIZE_MAX;
+		alias_runs(keys, n, first, by_dir);
+		alias_errors(&p, first, by_dir);
+	}
+	free(keys);
+	free(first);
+	free(by_dir);
 	return finish(&p, CD_POLICY_OK);
 }
 

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <sys/capability.h>
+#include <sys/types.h>
 
 #include "cd_policy.h"
 
@@ -49,6 +50,26 @@ enum cd_status cd_marks_load(struct cd_marks *m, const char *path, const struct 
 enum cd_status cd_marks_parse(struct cd_marks *m, const char *name, const char *text, size_t len,
 			      const struct cd_load_opts *opts, struct cd_log *log);
 void cd_marks_free(struct cd_marks *m);
+
+/* Where a mark's file is on disk, as the caller opened it: the file's identity, and its
+ * directory's (resolved through links) so that a file not installed yet is placed too. */
+struct cd_mark_where {
+	int file_known;		/* the file was opened: dev, ino */
+	dev_t dev;
+	ino_t ino;
+	int dir_known;		/* its directory was opened: dir_dev, dir_ino */
+	dev_t dir_dev;
+	ino_t dir_ino;
+};
+/* Fill @w for @mk (zeroed: nothing known). 0, or -1 when memory runs out. */
+typedef int (*cd_mark_locate_fn)(void *arg, const struct cd_mark *mk, struct cd_mark_where *w);
+/* Two lines of an accepted marks file (status CD_POLICY_OK) that name one file under two paths
+ * (a hard link, a linked directory such as merged /usr's /bin -> usr/bin): the file is declared
+ * twice, even with the same mark, so each later line is an error naming the first, and the
+ * marks file is rejected as for a path written twice (no marks left, CD_POLICY_SYNTAX). The
+ * status. */
+enum cd_status cd_marks_reject_aliases(struct cd_marks *m, cd_mark_locate_fn locate, void *arg,
+				       struct cd_log *log);
 
 /* The file capability set a mark declares (fI, fE as declared, fP empty); NULL when memory runs
  * out. cap_free it. */

@@ -10,6 +10,7 @@ MARKS_CASES=(
   audit_marks_findings audit_fp_bypass marks_manpage_example
   marks_two_lines_one_path marks_apply_group_writable_dir marks_fp_undeclared_cap
   marks_apply_xattr_dropped marks_apply_through_descriptor marks_parent_not_a_directory
+  marks_alias_directory_link marks_alias_hard_link
 )
 
 # marks FILE-NAME < text: a root-owned 0644 marks file; prints its path.
@@ -387,4 +388,59 @@ t_marks_parent_not_a_directory() {
   m=$(printf '%s\n' "$CASE_DIR/plain/probe cap_net_raw=i" | policy marks)
   cd_run marks check --marks "$m"; want_rc 1
   want_text "$OUT" "$(printf 'mark\t%s\tmissing\twarning\t' "$CASE_DIR/plain/probe")"
+}
+
+# ---- two paths, one file: the file is declared once (capdelegate-files.conf(5), PATH) -------
+
+# A merged-/usr tree (bin -> usr/bin): usr/bin/ping and bin/ping are one file. Different marks
+# for it, the same mark twice, and a file not installed yet are each an error naming both
+# lines; the marks file is rejected as for a path written twice: nothing changes, not even the
+# unrelated line. Another file reached through the same link is no alias.
+t_marks_alias_directory_link() {
+  need_root; local r="$CASE_DIR/r" m
+  capfile "$r/usr/bin/ping" cap_net_raw=ep; capfile "$r/usr/bin/other" cap_net_raw=ep
+  ln -s usr/bin "$r/bin"
+  m=$(printf '%s\n' "$r/usr/bin/ping cap_net_raw=i nosuid" "$r/usr/bin/other cap_net_raw=i" \
+      "$r/bin/ping cap_net_admin=i" | marks_file)
+  cd_run marks check --marks "$m"; want_rc 2
+  want_text "$ERR" "$m:3: same file as $m:1 ('$r/usr/bin/ping')"
+  want_text "$ERR" "$m: marks file rejected (1 error): no file changed"
+  no_text "$OUT" "$(printf 'mark\t')"
+  cd_log_run marks apply --marks "$m"; want_rc 2
+  want_text "$ERR" "$m:3: same file as $m:1 ('$r/usr/bin/ping')"
+  [ "$(getcap "$r/usr/bin/ping")" = "$r/usr/bin/ping cap_net_raw=ep" ] || fail "alias applied: $(getcap "$r/usr/bin/ping")"
+  [ "$(getcap "$r/usr/bin/other")" = "$r/usr/bin/other cap_net_raw=ep" ] || fail "applied from a rejected file"
+  [ ! -e "$CASE_DIR/syslog" ] || fail "a change was logged"
+  # The same mark under both names: still declared twice (which line would a later edit change?).
+  m=$(printf '%s\n' "$r/bin/ping cap_net_raw=i" "$r/usr/bin/ping cap_net_raw=i" | marks_file same)
+  cd_run marks apply --marks "$m"; want_rc 2
+  want_text "$ERR" "$m:2: same file as $m:1 ('$r/bin/ping')"
+  [ "$(getcap "$r/usr/bin/ping")" = "$r/usr/bin/ping cap_net_raw=ep" ] || fail "applied from a rejected file"
+  # Not installed yet: the two lines would clash on the day the package brings the file.
+  m=$(printf '%s\n' "$r/usr/bin/later cap_net_raw=i" "$r/bin/later cap_net_admin=i" | marks_file absent)
+  cd_run marks check --json --marks "$m"; want_rc 2
+  want_text "$ERR" "$m:2: same file as $m:1 ('$r/usr/bin/later')"
+  want_text "$OUT" '"status":"rejected"'
+  # Two files through the one link: no alias.
+  m=$(printf '%s\n' "$r/bin/ping cap_net_raw=i" "$r/usr/bin/other cap_net_raw=i" | marks_file two)
+  cd_run marks apply --marks "$m"; want_rc 0
+  [ "$(getcap "$r/usr/bin/ping")" = "$r/usr/bin/ping cap_net_raw=i" ] || fail "ping not marked"
+}
+
+# Hard links: one inode under two names (any directories). check, apply and audit reject the
+# marks file; the file keeps what it had.
+t_marks_alias_hard_link() {
+  need_root; local r="$CASE_DIR/h" m p
+  capfile "$r/sbin/tool" cap_net_raw=ep; capfile "$r/ok" cap_net_raw=ep
+  mkdir -p "$r/bin"; ln "$r/sbin/tool" "$r/bin/tool2"
+  m=$(printf '%s\n' "$r/sbin/tool cap_net_raw=i" "$r/ok cap_net_raw=i" "$r/bin/tool2 cap_net_admin=i" | marks_file)
+  cd_run marks check --marks "$m"; want_rc 2
+  want_text "$ERR" "$m:3: same file as $m:1 ('$r/sbin/tool')"
+  cd_run marks apply --marks "$m"; want_rc 2
+  want_text "$ERR" "$m: marks file rejected (1 error): no file changed"
+  [ "$(getcap "$r/sbin/tool")" = "$r/sbin/tool cap_net_raw=ep" ] || fail "alias applied: $(getcap "$r/sbin/tool")"
+  [ "$(getcap "$r/ok")" = "$r/ok cap_net_raw=ep" ] || fail "applied from a rejected file"
+  p=$(std_policy)
+  cd_nss audit --config "$p" --marks "$m" "$r/ok"; want_rc 2
+  want_text "$ERR" "$m:3: same file as $m:1 ('$r/sbin/tool')"
 }

@@ -20,6 +20,9 @@ static const char usage[] =
 	"  check   [--config FILE] [--confdir DIR] [--tsv] [--staged FILE [--as PATH]]\n"
 	"                                                 validate the policy (exit 0/1/2), or\n"
 	"                                                 the policy with FILE installed at PATH\n"
+	"  edit    [--config FILE] [--confdir DIR] [NAME]\n"
+	"                                                 edit the policy or drop-in NAME.conf,\n"
+	"                                                 checked before it is installed\n"
 	"  explain USER [--config FILE] [--confdir DIR] [--tsv] [PATH...]\n"
 	"                                                 what USER is granted and gains at exec\n"
 	"  audit   [--config FILE] [--confdir DIR] [--marks FILE] [--json|--tsv] [--processes]\n"
@@ -43,6 +46,7 @@ int main(int argc, char **argv)
 		{ "check", cli_check_main }, { "explain", cli_explain_main },
 		{ "audit", cli_audit_main }, { "decode", cli_decode_main },
 		{ "import-pam-cap", cli_import_main }, { "marks", cli_marks_main },
+		{ "edit", cli_edit_main },
 	};
 	if (argc < 2) {
 		fputs(usage, stderr);

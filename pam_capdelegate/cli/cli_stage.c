@@ -52,8 +52,13 @@ int cli_text_read(int dirfd, const char *name, int own, struct cli_text *t, cons
 	*t = (struct cli_text){ NULL, 0 };
 	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
 			(own ? O_NOFOLLOW : 0));
+	if (fd < 0 && errno == ELOOP && own) {
+		*why = "is a symbolic link";
+		errno = 0;	/* the why says it all */
+		return -1;
+	}
 	if (fd < 0) {
-		*why = errno == ELOOP && own ? "is a symbolic link" : "cannot open";
+		*why = "cannot open";
 		return -1;
 	}
 	struct stat st;

@@ -3,7 +3,10 @@
 # shellcheck shell=bash disable=SC2034
 
 EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
-  check_staged_anywhere check_staged_hostile)
+  check_staged_anywhere check_staged_hostile
+  edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
+  edit_broken_left_untouched edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
+  edit_prompt)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -137,4 +140,380 @@ t_check_staged_hostile() {
   cd_nss check --config "$P" --confdir "$D" --staged "$s/big"; want_rc 2
   want_text "$ERR" "$s/big: larger than the size limit"
   want_line "$OUT" "$s/big: unsafe: the module grants nothing"
+}
+
+# ---- edit ---------------------------------------------------------------------------------------
+
+# A scripted editor: a bash script given the file last (after "--", as sudoedit passes it).
+# The body sees the file as $f. Prints its path.
+editor() { # editor NAME < BODY
+  local e="$CASE_DIR/$1.sh"
+  { printf '#!/bin/bash\nf="${!#}"\necho "$*" >>"%s"\n' "$CASE_DIR/$1.args"; cat; } >"$e"
+  chmod 0755 "$e"; echo "$e"
+}
+
+# The environment of cd_nss (lib.sh): the users and groups of $NSSDIR.
+nss_env() {
+  NSSENV=(LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB"
+          NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group")
+}
+
+# edit with the scripted editor $ED, the policy of policy_dir, stdin not a terminal.
+cd_edit() {
+  RC=0; nss_env
+  env "${NSSENV[@]}" EDITOR="$ED" VISUAL="" SUDO_EDITOR="" "$BIN" edit --config "$P" --confdir "$D" "$@" \
+    </dev/null >"$OUT" 2>"$ERR" || RC=$?
+}
+
+# Nothing of edit's own is left in the policy's directories.
+no_leftovers() {
+  local left
+  left=$(find "$CASE_DIR/etc" -name '.*' | sort)
+  [ -z "$left" ] || fail "left behind: $left"
+}
+
+# The installed file is byte for byte and inode for inode what it was.
+same_file() { # same_file PATH SNAPSHOT (from snap)
+  [ "$(snap "$1")" = "$2" ] || fail "$1 changed: $(snap "$1") (was $2)"
+}
+snap() { stat -c '%i %s %Y %a %U' "$1"; md5sum <"$1"; }
+
+# NAME must be a drop-in's own name: '../', a '/', a leading dot, control characters, nothing
+# are refused before anything is created, inside the directory or out of it.
+t_edit_hostile_names() {
+  need_root; policy_dir; local n
+  ED=$(editor ok <<'SH'
+printf 'bob cap_kill\n' >"$f"
+SH
+)
+  for n in ../evil ../../evil.conf a/b .hidden .x.conf '' "$(printf 'a\nb')" "$(printf 'tab\there')"; do
+    cd_edit "$n"; want_rc 2; want_text "$ERR" "is not a drop-in name"
+  done
+  [ ! -e "$CASE_DIR/args" ] && [ ! -e "$CASE_DIR/ok.args" ] || fail "the editor ran"
+  [ -z "$(find "$CASE_DIR" -name '*evil*')" ] || fail "a file was made for ../"
+  [ -z "$(ls -A "$D")" ] || fail "something made in $D"
+  no_leftovers
+  # --confdir "" has no drop-ins to edit
+  RC=0; EDITOR="$ED" "$BIN" edit --config "$P" --confdir "" x </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2; want_text "$ERR" "no drop-in directory"
+}
+
+# What someone else put at the names edit makes (a symbolic link at the copy's name, the lock's
+# or the new file's; a FIFO) is never written through or followed: the edit stops, the file and
+# the link's target are untouched.
+t_edit_hostile_leftovers() {
+  need_root; policy_dir; local before victim="$CASE_DIR/victim"
+  printf 'precious\n' >"$victim"; chmod 0644 "$victim"
+  before=$(snap "$P")
+  ED=$(editor ok <<'SH'
+printf 'bob cap_kill\n' >"$f"
+SH
+)
+  local name
+  for name in .capdelegate.conf.edit .capdelegate.conf.lock .capdelegate.conf.new; do
+    ln -s "$victim" "$CASE_DIR/etc/$name"
+    cd_edit; want_rc 2; want_text "$ERR" "$CASE_DIR/etc/$name: "
+    want_text "$ERR" "symbolic link"
+    [ "$(cat "$victim")" = precious ] || fail "$name: the link's target was written"
+    same_file "$P" "$before"
+    [ -L "$CASE_DIR/etc/$name" ] || fail "$name: another's link removed"
+    rm "$CASE_DIR/etc/$name"
+    no_leftovers
+  done
+  mkfifo "$CASE_DIR/etc/.capdelegate.conf.edit"
+  RC=0; EDITOR="$ED" timeout 10 "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2; want_text "$ERR" "not a regular file is in the way"
+  same_file "$P" "$before"; rm "$CASE_DIR/etc/.capdelegate.conf.edit"
+  [ ! -e "$CASE_DIR/ok.args" ] || fail "the editor ran"
+}
+
+# An editor that replaces the copy by a symbolic link (to a good policy), a FIFO or a hard
+# link: not the file edit made, so nothing is installed, and the thing left at the copy's name
+# is removed (a link's target stays).
+t_edit_editor_swaps_copy() {
+  need_root; policy_dir; local before good="$CASE_DIR/good.conf"
+  printf 'bob cap_kill\n' >"$good"; chmod 0644 "$good"
+  before=$(snap "$P")
+  ED=$(editor link <<SH
+rm -f "\$f"; ln -s "$good" "\$f"
+SH
+)
+  cd_edit; want_rc 2; want_text "$ERR" ".capdelegate.conf.edit: is a symbolic link (not a file edit installs): $P left untouched"
+  same_file "$P" "$before"; no_leftovers; [ "$(cat "$good")" = "bob cap_kill" ] || fail "target changed"
+  ED=$(editor fifo <<'SH'
+rm -f "$f"; mkfifo "$f"
+SH
+)
+  RC=0; EDITOR="$ED" timeout 10 "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2; want_text "$ERR" "not a regular file (not a file edit installs)"
+  same_file "$P" "$before"; no_leftovers
+  ED=$(editor hard <<SH
+printf 'bob cap_kill\n' >"\$f"; ln "\$f" "$CASE_DIR/twin"
+SH
+)
+  cd_edit; want_rc 2; want_text "$ERR" "has another name (a hard link)"
+  same_file "$P" "$before"; no_leftovers
+}
+
+# A good edit is installed by rename (a new inode), root's and 0644 whatever the umask; the
+# copy and the lock are gone; the editor got the copy beside the file. An edit that changes
+# nothing is not installed again.
+t_edit_installs() {
+  need_root; policy_dir; local ino
+  ino=$(stat -c %i "$P")
+  ED=$(editor add <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  nss_env; RC=0; (umask 077; env "${NSSENV[@]}" EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR") || RC=$?
+  want_rc 0; want_line "$OUT" "$P: installed, 2 rules, 0 warnings in the policy"
+  [ "$(cat "$P")" = "$(printf 'alice cap_net_raw\nbob cap_kill')" ] || fail "content: $(cat "$P")"
+  [ "$(stat -c '%a %U %G' "$P")" = "644 root root" ] || fail "mode/owner $(stat -c '%a %U %G' "$P")"
+  [ "$(stat -c %i "$P")" != "$ino" ] || fail "rewritten in place, not renamed"
+  want_line "$CASE_DIR/add.args" "-- $CASE_DIR/etc/.capdelegate.conf.edit"
+  no_leftovers
+  # unchanged: not reinstalled (same inode and time), said
+  local before; before=$(snap "$P")
+  ED=$(editor same <<'SH'
+:
+SH
+)
+  cd_edit; want_rc 0; want_text "$ERR" "$P left untouched: unchanged"
+  same_file "$P" "$before"; no_leftovers
+  # warnings only: installed, the warnings shown
+  ED=$(editor warn <<'SH'
+printf 'zed cap_kill\n' >>"$f"
+SH
+)
+  cd_edit; want_rc 0; want_text "$ERR" "warning: $CASE_DIR/etc/.capdelegate.conf.edit:3: user 'zed' unknown to NSS"
+  want_line "$OUT" "$P: installed, 3 rules, 1 warning in the policy"
+  no_leftovers
+}
+
+# edit NAME creates the drop-in NAME.conf (NAME.conf names the same file), judged with the rest
+# of the policy; an edit that leaves a new drop-in empty creates nothing.
+t_edit_creates_dropin() {
+  need_root; policy_dir
+  ED=$(editor new <<'SH'
+printf 'bob cap_kill\n' >"$f"
+SH
+)
+  cd_edit 10-bob; want_rc 0; want_line "$OUT" "$D/10-bob.conf: installed, 2 rules, 0 warnings in the policy"
+  [ "$(cat "$D/10-bob.conf")" = "bob cap_kill" ] || fail "drop-in content"
+  [ "$(stat -c '%a %U' "$D/10-bob.conf")" = "644 root" ] || fail "drop-in mode"
+  want_line "$CASE_DIR/new.args" "-- $D/.10-bob.conf.edit"
+  ED=$(editor more <<'SH'
+printf 'carol cap_syslog\n' >>"$f"
+SH
+)
+  cd_edit 10-bob.conf; want_rc 0
+  [ "$(cat "$D/10-bob.conf")" = "$(printf 'bob cap_kill\ncarol cap_syslog')" ] || fail "NAME.conf not the same file"
+  [ "$(ls -A "$D")" = "10-bob.conf" ] || fail "other files in $D: $(ls -A "$D")"
+  ED=$(editor empty <<'SH'
+:
+SH
+)
+  cd_edit 20-none; want_rc 0; want_text "$ERR" "$D/20-none.conf left untouched: empty, not created"
+  [ ! -e "$D/20-none.conf" ] || fail "empty drop-in created"
+  # a drop-in that is a symbolic link is not replaced by one
+  ln -s "$D/10-bob.conf" "$D/30-link.conf"
+  cd_edit 30-link; want_rc 2; want_text "$ERR" "$D/30-link.conf: is a symbolic link"
+  [ -L "$D/30-link.conf" ] || fail "link replaced"
+  rm "$D/30-link.conf"; no_leftovers
+}
+
+# An edit whose policy has errors, without a terminal to ask: the installed file untouched
+# (same bytes, same inode), the errors shown as FILE:LINE of the copy, exit 1, nothing left.
+# An error elsewhere in the policy (another drop-in) stops the install too.
+t_edit_broken_left_untouched() {
+  need_root; policy_dir; local before
+  before=$(snap "$P")
+  ED=$(editor bad <<'SH'
+printf 'bob cap_bogus\n' >>"$f"
+SH
+)
+  cd_edit; want_rc 1
+  want_text "$ERR" "$CASE_DIR/etc/.capdelegate.conf.edit:2: unknown capability: 'cap_bogus'"
+  want_text "$ERR" "(your text for $P): the policy has errors"
+  want_text "$ERR" "$P left untouched: no terminal to ask what to do"
+  same_file "$P" "$before"; no_leftovers
+  printf 'x cap_bogus\n' >"$D/50-broken.conf"; chmod 0644 "$D/50-broken.conf"
+  ED=$(editor good <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  cd_edit; want_rc 1; want_text "$ERR" "$D/50-broken.conf:1: unknown capability"
+  same_file "$P" "$before"; no_leftovers
+  # the editor failing (vim's :cq) leaves the file as it was
+  ED=$(editor fails <<'SH'
+printf 'bob cap_kill\n' >>"$f"; exit 3
+SH
+)
+  cd_edit; want_rc 1; want_text "$ERR" "$P left untouched: the editor exited with status 3"
+  same_file "$P" "$before"; no_leftovers
+}
+
+# $SUDO_EDITOR, then $VISUAL, then $EDITOR, split at blanks as sudoedit splits them (a
+# backslash keeps a blank in the word); one naming no program, or holding "--", is skipped
+# with a message; the file comes after "--".
+t_edit_editor_choice() {
+  need_root; policy_dir; local e
+  e=$(editor one <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  nss_env
+  RC=0; env "${NSSENV[@]}" SUDO_EDITOR="$e -x a\\ b" VISUAL=/nonexistent EDITOR=/nonexistent "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0; want_line "$CASE_DIR/one.args" "-x a b -- $CASE_DIR/etc/.capdelegate.conf.edit"
+  e=$(editor two <<'SH'
+printf 'carol cap_kill\n' >>"$f"
+SH
+)
+  RC=0; env "${NSSENV[@]}" SUDO_EDITOR="/nonexistent/ed" VISUAL="$e -- x" EDITOR="$e -y" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0; want_text "$ERR" "\$SUDO_EDITOR '/nonexistent/ed' ignored: not found"
+  want_text "$ERR" "\$VISUAL '$e -- x' ignored: an editor's arguments may not hold \"--\""
+  want_line "$CASE_DIR/two.args" "-y -- $CASE_DIR/etc/.capdelegate.conf.edit"
+  # no editor at all (sensible-editor not in PATH either): nothing made
+  RC=0; PATH=/nonexistent SUDO_EDITOR="" VISUAL="" EDITOR="" /usr/bin/env PATH=/nonexistent "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2; want_text "$ERR" "no editor: set \$EDITOR"; no_leftovers
+}
+
+# Waits for a file to appear (a step of another process), at most 10 s.
+await() { local i; for i in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.05; done; fail "no $1"; }
+
+# Two editors of one file: the second is refused while the first holds the lock, naming its
+# pid; the first one's edit is installed.
+t_edit_lock_held() {
+  need_root; policy_dir; local first
+  ED=$(editor slow <<SH
+touch "$CASE_DIR/editing"; while [ ! -e "$CASE_DIR/go" ]; do sleep 0.05; done
+printf 'bob cap_kill\n' >>"\$f"
+SH
+)
+  EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$CASE_DIR/out1" 2>"$CASE_DIR/err1" & first=$!
+  await "$CASE_DIR/editing"
+  ED=$(editor second <<'SH'
+printf 'carol cap_kill\n' >>"$f"
+SH
+)
+  cd_edit; want_rc 2
+  want_text "$ERR" "$P is being edited (pid $first holds $CASE_DIR/etc/.capdelegate.conf.lock): try again when that edit ends"
+  [ ! -e "$CASE_DIR/second.args" ] || fail "the second editor ran"
+  touch "$CASE_DIR/go"; RC=0; wait "$first" || RC=$?
+  want_rc 0; [ "$(cat "$P")" = "$(printf 'alice cap_net_raw\nbob cap_kill')" ] || fail "first edit lost"
+  no_leftovers
+  # another file of the policy has its own lock
+  rm -f "$CASE_DIR/editing" "$CASE_DIR/go"
+  ED=$(editor slow2 <<SH
+touch "$CASE_DIR/editing"; while [ ! -e "$CASE_DIR/go" ]; do sleep 0.05; done
+SH
+)
+  EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >/dev/null 2>&1 & first=$!
+  await "$CASE_DIR/editing"
+  ED=$(editor drop <<'SH'
+printf 'dave cap_kill\n' >"$f"
+SH
+)
+  cd_edit 10-dave; want_rc 0
+  touch "$CASE_DIR/go"; wait "$first" || true
+}
+
+# An edit killed outright (SIGKILL: no cleanup) leaves its lock and copy; the next edit takes
+# the lock over with a message naming the dead pid, removes the copy, and installs.
+t_edit_stale_lock() {
+  need_root; policy_dir; local dead epid
+  ED=$(editor hang <<SH
+echo \$\$ >"$CASE_DIR/editor.pid"; exec sleep 30
+SH
+)
+  EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >/dev/null 2>&1 & dead=$!
+  await "$CASE_DIR/editor.pid"; epid=$(cat "$CASE_DIR/editor.pid")
+  kill -KILL "$dead"; wait "$dead" || true; kill "$epid" 2>/dev/null || true
+  [ -e "$CASE_DIR/etc/.capdelegate.conf.lock" ] && [ -e "$CASE_DIR/etc/.capdelegate.conf.edit" ] || fail "no leftovers to take over"
+  ED=$(editor after <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  cd_edit; want_rc 0
+  want_text "$ERR" "taking over the stale lock of pid $dead (that edit ended without removing it)"
+  want_text "$ERR" "$CASE_DIR/etc/.capdelegate.conf.edit: removed: left by an edit that was killed"
+  [ "$(cat "$P")" = "$(printf 'alice cap_net_raw\nbob cap_kill')" ] || fail "not installed"
+  no_leftovers
+}
+
+# Waits at most 5 s for process $1 to end.
+gone() { local i; for i in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done; return 1; }
+
+# Interrupted edits leave the policy as it was and nothing behind: the editor killed (exit 1,
+# said), SIGTERM or SIGHUP to capdelegate while the editor runs (passed on to the editor, then
+# capdelegate ends by that signal).
+t_edit_interrupted() {
+  need_root; policy_dir; local before cd epid sig
+  before=$(snap "$P")
+  ED=$(editor hang <<SH
+printf 'bob cap_kill\n' >>"\$f"; echo \$\$ >"$CASE_DIR/editor.pid"; exec sleep 30
+SH
+)
+  EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" & cd=$!
+  await "$CASE_DIR/editor.pid"; kill -TERM "$(cat "$CASE_DIR/editor.pid")"
+  RC=0; wait "$cd" || RC=$?
+  want_rc 1; want_text "$ERR" "$P left untouched: the editor was killed by signal 15"
+  same_file "$P" "$before"; no_leftovers
+  for sig in TERM HUP; do
+    rm -f "$CASE_DIR/editor.pid"
+    EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" & cd=$!
+    await "$CASE_DIR/editor.pid"; epid=$(cat "$CASE_DIR/editor.pid")
+    sleep 0.1; kill -"$sig" "$cd"
+    gone "$cd" || { kill -KILL "$cd" "$epid"; fail "SIG$sig: still editing 5 s later"; }
+    RC=0; wait "$cd" || RC=$?
+    [ "$RC" -eq $((128 + $(kill -l "$sig"))) ] || fail "SIG$sig: exit $RC"
+    ! kill -0 "$epid" 2>/dev/null || fail "SIG$sig not passed on to the editor"
+    same_file "$P" "$before"; no_leftovers
+  done
+}
+
+# The question on a terminal (expect): errors named FILE:LINE, then (e) runs the editor again
+# on the admin's text, and a fixed text is installed; (x) leaves the file; ^C at the question
+# ends the edit with nothing left behind (capdelegate killed by it, as expect's 200 says).
+t_edit_prompt() {
+  need_root; command -v expect >/dev/null || skip "expect not installed"
+  policy_dir; local before
+  before=$(snap "$P")
+  ED=$(editor twice <<SH
+if [ ! -e "$CASE_DIR/once" ]; then touch "$CASE_DIR/once"; printf 'bob cap_bogus\n' >>"\$f"
+else grep -q cap_bogus "\$f" || exit 9; sed -i 's/cap_bogus/cap_kill/' "\$f"; fi
+SH
+)
+  cat >"$CASE_DIR/prompt.exp" <<'EXP'
+set timeout 10
+lassign $argv answer
+spawn -noecho {*}[lrange $argv 1 end]
+expect {
+  -re {etc/\.capdelegate\.conf\.edit:[0-9]+: unknown capability: 'cap_bogus'} {}
+  timeout { exit 101 }
+}
+expect {
+  "What now? (e)dit again, (x) leave the installed file untouched: " {}
+  timeout { exit 102 }
+}
+if {$answer eq "intr"} { send "\003" } else { send "$answer\r" }
+expect {
+  eof {}
+  timeout { exec kill -KILL [exp_pid]; wait; exit 103 }
+}
+set w [wait]
+if {[lindex $w 4] eq "CHILDKILLED"} { exit 200 }
+exit [lindex $w 3]
+EXP
+  nss_env
+  run_exp() { RC=0; env "${NSSENV[@]}" EDITOR="$ED" timeout 60 expect "$CASE_DIR/prompt.exp" "$1" "$BIN" edit --config "$P" --confdir "$D" >"$OUT" 2>"$ERR" || RC=$?; }
+  run_exp e; want_rc 0; want_text "$OUT" "$P: installed, 2 rules, 0 warnings in the policy"
+  [ "$(cat "$P")" = "$(printf 'alice cap_net_raw\nbob cap_kill')" ] || fail "not the fixed text: $(cat "$P")"
+  no_leftovers
+  before=$(snap "$P"); rm -f "$CASE_DIR/once"
+  run_exp x; want_rc 1; want_text "$OUT" "$P left untouched: as you chose"
+  same_file "$P" "$before"; no_leftovers
+  rm -f "$CASE_DIR/once"
+  run_exp intr; want_rc 200; no_text "$OUT" ": installed,"
+  same_file "$P" "$before"; no_leftovers
 }

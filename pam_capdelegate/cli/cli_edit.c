@@ -1,0 +1,437 @@
+/*
+ * cli_edit.c - `capdelegate edit [NAME]`: what visudo is for sudoers. The main policy file or
+ * the drop-in NAME.conf is edited in a copy beside it, under a lock; the whole policy is judged
+ * with the copy in place of the file (check's own judgement, cli_check_judge); only a policy
+ * without errors is installed, by rename. The files themselves are cli_edit_files.c's.
+ *
+ * Nothing is lost: until the rename the installed file is untouched, and the rename replaces
+ * it whole. SIGINT, SIGTERM, SIGHUP and SIGQUIT only set a flag that each step looks at, so an
+ * interrupted edit removes its copy and lock on the way out (and is then killed by the signal,
+ * as it would have been); the install itself runs with them blocked.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "cli_edit.h"
+#include "cli_out.h"
+
+static const char usage[] =
+	"usage: capdelegate edit [--config FILE] [--confdir DIR] [NAME]\n"
+	"\n"
+	"Edit the policy (default " CD_DEFAULT_CONFIG "), or the drop-in DIR/NAME.conf (created if\n"
+	"absent), in a copy beside it, under a lock. The editor is $SUDO_EDITOR, $VISUAL or $EDITOR\n"
+	"(else sensible-editor). The whole policy is then checked with the copy in place of the\n"
+	"file; with errors you may edit again or leave the installed file untouched. Installed by\n"
+	"rename, root's and mode 0644.\n"
+	"Exit 0: installed, or unchanged. 1: left untouched (errors and no terminal, or your choice,\n"
+	"or the editor failed). 2: nothing edited (bad NAME, the lock is held, an error).\n";
+
+static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* Without SA_RESTART: a wait or a read the signal interrupts returns, and the edit ends. */
+static void catch_signals(void (*handler)(int), int only_term)
+{
+	struct sigaction sa = { .sa_handler = handler };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		if (!only_term || caught[i] == SIGTERM || caught[i] == SIGHUP)
+			sigaction(caught[i], &sa, NULL);
+}
+
+/* Block (or unblock) the caught signals; *old gets the mask before, when not NULL. */
+static void block_signals(int how, sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		sigaddset(&set, caught[i]);
+	sigprocmask(how, &set, old);
+}
+
+/* Wait until @fd is readable (1) or a caught signal came (0; got_signal says which); -1 on an
+ * error. The signals are blocked from the look at got_signal until ppoll unblocks them in
+ * the same step: one that comes in between stays pending and ends the ppoll, where a plain
+ * read or waitpid would sleep through it. */
+static int wait_readable(int fd)
+{
+	sigset_t old;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int rc = -1;
+	block_signals(SIG_BLOCK, &old);
+	while (!got_signal && (rc = ppoll(&p, 1, NULL, &old)) < 0 && errno == EINTR)
+		continue;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return got_signal ? 0 : rc > 0 ? 1 : -1;
+}
+
+/* ---- the editor ---------------------------------------------------------------------------- */
+
+/* @word as a path to run: itself when it has a '/', else found in $PATH. malloc'ed, or NULL. */
+static char *find_program(const char *word)
+{
+	if (strchr(word, '/') != NULL)
+		return access(word, X_OK) == 0 ? strdup(word) : NULL;
+	const char *path = getenv("PATH");
+	char *dirs = strdup(path != NULL && path[0] != '\0' ? path : "/usr/local/bin:/usr/bin:/bin");
+	char *found = NULL, *save = NULL;
+	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d != NULL && found == NULL;
+	     d = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+		if (asprintf(&found, "%s/%s", d, word) < 0)
+			found = NULL;
+		else if (stat(found, &st) < 0 || !S_ISREG(st.st_mode) || access(found, X_OK) < 0) {
+			free(found);
+			found = NULL;
+		}
+	}
+	free(dirs);
+	return found;
+}
+
+/* Split @cmd into words as sudoedit splits an editor variable: at blanks, a backslash taking
+ * the next character into the word as it is; the file comes after a "--", so a "--" among
+ * the words is refused (NULL, *why set), as sudo refuses it. Room is left for "--", the file
+ * and the NULL. */
+static char **split_editor(const char *cmd, const char **why)
+{
+	size_t n = 0, cap = strlen(cmd) / 2 + 4;
+	char **argv = calloc(cap, sizeof(*argv));
+	char *word = malloc(strlen(cmd) + 1);
+	*why = "out of memory";
+	for (const char *p = cmd; argv != NULL && word != NULL && *p != '\0';) {
+		size_t len = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			break;
+		while (*p != '\0' && *p != ' ' && *p != '\t') {
+			if (*p == '\\' && p[1] != '\0')
+				p++;
+			word[len++] = *p++;
+		}
+		word[len] = '\0';
+		if (strcmp(word, "--") == 0) {
+			*why = "an editor's arguments may not hold \"--\"";
+			break;
+		}
+		if ((argv[n++] = strdup(word)) == NULL)
+			break;
+	}
+	int ok = argv != NULL && word != NULL && n > 0 && argv[n - 1] != NULL &&
+		 strcmp(word, "--") != 0;
+	if (n == 0 && argv != NULL && word != NULL)
+		*why = "empty";
+	free(word);
+	if (!ok && argv != NULL) {
+		for (size_t i = 0; i < n; i++)
+			free(argv[i]);
+		free(argv);
+		argv = NULL;
+	}
+	return argv;
+}
+
+struct editor {
+	char **argv;	/* the words, then "--", the file, NULL */
+	char *path;	/* argv[0] found */
+	size_t nwords;
+};
+
+static void editor_free(struct editor *e)
+{
+	for (size_t i = 0; e->argv != NULL && i < e->nwords; i++)
+		free(e->argv[i]);
+	free(e->argv);
+	free(e->path);
+}
+
+/* The first of $SUDO_EDITOR, $VISUAL, $EDITOR that names a program found (each one skipped
+ * is said), else sensible-editor. -1 when there is none. */
+static int choose_editor(struct editor *e)
+{
+	static const char *const vars[] = { "SUDO_EDITOR", "VISUAL", "EDITOR", NULL };
+	for (int i = 0; i <= 3; i++) {
+		const char *cmd = vars[i] != NULL ? getenv(vars[i]) : "sensible-editor", *why;
+		if (cmd == NULL || cmd[0] == '\0')
+			continue;
+		*e = (struct editor){ split_editor(cmd, &why), NULL, 0 };
+		if (e->argv != NULL && (e->path = find_program(e->argv[0])) == NULL)
+			why = "not found";
+		if (e->path != NULL) {
+			while (e->argv[e->nwords] != NULL)
+				e->nwords++;
+			return 0;
+		}
+		fprintf(stderr, "capdelegate: edit: %s%s%s'", vars[i] ? "$" : "", vars[i] ? vars[i] : "",
+			vars[i] ? " " : "");
+		cli_text_escape(stderr, cmd);
+		fprintf(stderr, "' ignored: %s\n", why);
+		editor_free(e);
+	}
+	fputs("capdelegate: edit: no editor: set $EDITOR (or $VISUAL, $SUDO_EDITOR)\n", stderr);
+	return -1;
+}
+
+/* The child's end of a pidfd (readable when it exits), or -1 where the kernel has none. */
+static int child_fd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+static void exec_editor(const struct editor *e)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigemptyset(&dfl.sa_mask);
+	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		sigaction(caught[i], &dfl, NULL);
+	block_signals(SIG_UNBLOCK, NULL);
+	execv(e->path, e->argv);
+	_exit(127);
+}
+
+/* Run the editor on @file and wait. While it runs, SIGINT and SIGQUIT are the editor's (the
+ * terminal's keys reach it; it decides what they mean), as system(3) arranges; SIGTERM and
+ * SIGHUP are passed on to it, and the edit ends when it has. Returns its wait status, or -1. */
+static int run_editor(const struct editor *e, const char *file)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGQUIT, &ign, NULL);
+	e->argv[e->nwords] = "--";
+	e->argv[e->nwords + 1] = (char *)file;
+	e->argv[e->nwords + 2] = NULL;
+	fflush(NULL);
+	block_signals(SIG_BLOCK, NULL);	/* one that comes now is seen by wait_readable */
+	pid_t pid = got_signal ? -1 : fork();
+	if (pid == 0)
+		exec_editor(e);
+	block_signals(SIG_UNBLOCK, NULL);
+	int status = -1, fd = pid > 0 ? child_fd(pid) : -1;
+	if (fd >= 0 && wait_readable(fd) == 0)
+		kill(pid, got_signal);
+	if (fd >= 0)
+		close(fd);
+	while (pid > 0 && waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			status = -1;
+			break;
+		}
+		if (got_signal && fd < 0)	/* no pidfd: a signal seen by waitpid's EINTR */
+			kill(pid, got_signal);
+	}
+	e->argv[e->nwords] = NULL;
+	catch_signals(on_signal, 0);
+	return status;
+}
+
+/* ---- the edit ------------------------------------------------------------------------------ */
+
+/* edit's operand NAME (or NAME.conf) as the drop-in's file name: one the module reads
+ * (capdelegate.conf(5), DROP-IN FILES), in the directory itself. malloc'ed, or NULL (said). */
+static char *dropin_file(const char *name)
+{
+	char *file = NULL;
+	size_t n = strlen(name);
+	int controls = 0;
+	for (const char *p = name; *p != '\0'; p++)
+		controls |= (unsigned char)*p < 0x20 || *p == 0x7f;
+	if (n > 0 && name[0] != '.' && strchr(name, '/') == NULL && !controls &&
+	    asprintf(&file, n > 5 && strcmp(name + n - 5, ".conf") == 0 ? "%s" : "%s.conf", name) >= 0 &&
+	    cd_dropin_name_ok(file))
+		return file;
+	free(file);
+	fputs("capdelegate: edit: '", stderr);
+	cli_text_escape(stderr, name);
+	fputs("' is not a drop-in name: NAME or NAME.conf, no '/', not starting with '.', no "
+	      "control characters (capdelegate.conf(5), DROP-IN FILES)\n", stderr);
+	return NULL;
+}
+
+struct edit_args {
+	const char *config, *confdir;
+};
+
+/* The whole policy with @after in place of the edited file: check's judgement. */
+static int judge(const struct edit_target *t, const struct edit_args *a,
+		 const struct cli_text *after, size_t *nrules, size_t *warnings)
+{
+	struct cd_stand_in s = { .dropin = t->dropin, .shown_path = t->copy_path,
+				 .text = after->bytes ? after->bytes : "", .len = after->len };
+	struct cd_policy pol;
+	int rc = cli_check_judge(&pol, a->config, a->confdir, &s, warnings);
+	*nrules = pol.nrules;
+	cd_policy_free(&pol);
+	return rc;
+}
+
+/* 'e' (edit again) or 'x' (leave it) from the terminal; 'x' at the end of input; 0 when a
+ * signal came. */
+static int ask(void)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int answer = 0;
+	/* unbuffered: wait_readable looks at the descriptor, so no line may wait in stdio */
+	setvbuf(stdin, NULL, _IONBF, 0);
+	while (answer == 0 && !got_signal) {
+		fputs("What now? (e)dit again, (x) leave the installed file untouched: ", stderr);
+		fflush(stderr);
+		if (wait_readable(STDIN_FILENO) <= 0 || getline(&line, &cap, stdin) < 0)
+			answer = got_signal ? 0 : 'x';
+		else if (line[0] == 'e' || line[0] == 'E' || line[0] == 'x' || line[0] == 'X')
+			answer = line[0] | 0x20;
+	}
+	free(line);
+	return got_signal ? 0 : answer;
+}
+
+static int untouched(const struct edit_target *t, const char *why, int rc)
+{
+	fputs("capdelegate: edit: ", stderr);
+	cli_text_escape(stderr, t->path);
+	fprintf(stderr, " left untouched: %s\n", why);
+	return rc;
+}
+
+/* The editor's exit: 0 for a clean one, else said. */
+static int editor_failed(const struct edit_target *t, int status)
+{
+	char why[64];
+	if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (status == -1)
+		snprintf(why, sizeof(why), "the editor could not be run");
+	else if (WIFSIGNALED(status))
+		snprintf(why, sizeof(why), "the editor was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(why, sizeof(why), "the editor exited with status %d", WEXITSTATUS(status));
+	untouched(t, why, CLI_WARN);
+	return -1;
+}
+
+/* Install @after with the signals held back: once begun, the install ends with the new file
+ * in place (or the old one, on an error), never half-way. */
+static int install(struct edit_target *t, const struct cli_text *after, size_t nrules,
+		   size_t warnings)
+{
+	block_signals(SIG_BLOCK, NULL);
+	int rc = edit_install(t, after);
+	if (rc == 0) {
+		cli_text_escape(stdout, t->path);
+		fputs(": installed, ", stdout);
+		cli_print_count(stdout, nrules, "rule", "rules");
+		fputs(", ", stdout);
+		cli_print_count(stdout, warnings, "warning", "warnings");
+		fputs(" in the policy\n", stdout);
+	}
+	block_signals(SIG_UNBLOCK, NULL);
+	if (rc == 0)
+		got_signal = 0;	/* too late to stop it: the edit is done */
+	return rc == 0 ? CLI_OK : CLI_ERROR;
+}
+
+/* Edit, judge, and install or ask, until one of them ends the edit. */
+static int edit_loop(struct edit_target *t, const struct edit_args *a, const struct editor *e)
+{
+	for (;;) {
+		int status = run_editor(e, t->copy_path);
+		if (got_signal)
+			return CLI_ERROR;
+		if (editor_failed(t, status) < 0)
+			return CLI_WARN;
+		struct cli_text after;
+		if (edit_read_copy(t, &after) < 0)
+			return CLI_ERROR;
+		if (after.len == t->before.len &&
+		    (after.len == 0 || memcmp(after.bytes, t->before.bytes, after.len) == 0)) {
+			cli_text_free(&after);
+			return untouched(t, t->existed ? "unchanged" : "empty, not created", CLI_OK);
+		}
+		size_t nrules, warnings;
+		int verdict = judge(t, a, &after, &nrules, &warnings);
+		int rc = verdict != CLI_ERROR && !got_signal ? install(t, &after, nrules, warnings) : -1;
+		cli_text_free(&after);
+		if (rc != -1 || got_signal)
+			return rc != -1 ? rc : CLI_ERROR;
+		fputs("capdelegate: edit: ", stderr);
+		cli_text_escape(stderr, t->copy_path);
+		fputs(" (your text for ", stderr);
+		cli_text_escape(stderr, t->path);
+		fputs("): the policy has errors, the module would grant nothing\n", stderr);
+		if (!isatty(STDIN_FILENO))
+			return untouched(t, "no terminal to ask what to do", CLI_WARN);
+		int answer = ask();
+		if (answer != 'e')
+			return answer == 'x' ? untouched(t, "as you chose", CLI_WARN) : CLI_ERROR;
+	}
+}
+
+int cli_edit_main(int argc, char **argv)
+{
+	struct edit_args a = { NULL, NULL };
+	if (cli_wants_help(argc, argv, usage))
+		return CLI_OK;
+	int first = cli_parse_config_opt(argc, argv, usage, &a.config, &a.confdir);
+	if (first < 0)
+		return CLI_ERROR;
+	if (argc - first > 1) {
+		fputs(usage, stderr);
+		return CLI_ERROR;
+	}
+	a.config = a.config ? a.config : CD_DEFAULT_CONFIG;
+	a.confdir = a.confdir ? a.confdir : CD_DEFAULT_CONFDIR;
+	const char *name = first < argc ? argv[first] : NULL;
+	char *file = NULL, *path = NULL;
+	if (name != NULL && a.confdir[0] == '\0') {
+		fputs("capdelegate: edit: no drop-in directory (--confdir is empty)\n", stderr);
+		return CLI_ERROR;
+	}
+	if (name != NULL && ((file = dropin_file(name)) == NULL ||
+			     asprintf(&path, "%s/%s", a.confdir, file) < 0)) {
+		free(file);
+		return CLI_ERROR;
+	}
+	struct editor e;
+	if (choose_editor(&e) < 0) {
+		free(file);
+		free(path);
+		return CLI_ERROR;
+	}
+	catch_signals(on_signal, 0);
+	struct edit_target t;
+	int rc = edit_target_open(&t, path ? path : a.config, name != NULL) < 0 || edit_lock(&t) < 0 ||
+		 edit_make_copy(&t) < 0 ? CLI_ERROR : edit_loop(&t, &a, &e);
+	edit_target_close(&t);
+	editor_free(&e);
+	free(file);
+	free(path);
+	if (got_signal) {	/* cleaned up: now end as the signal would have ended us */
+		signal(got_signal, SIG_DFL);
+		raise(got_signal);
+	}
+	return rc;
+}

@@ -1,0 +1,304 @@
+/*
+ * cli_edit_files.c - the files of `capdelegate edit` beside the policy file: the lock, the
+ * editor's copy, the new file renamed over the old. Every name is opened relative to the
+ * directory's descriptor, created with O_EXCL and never followed when it is a link: what is
+ * found at a name this command did not make is never written through.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "cli_edit.h"
+#include "cli_out.h"
+
+/* "capdelegate: edit: DIR/NAME: WHAT[: strerror]\n", the path escaped. */
+static void say(const struct edit_target *t, const char *name, const char *what, int err)
+{
+	fputs("capdelegate: edit: ", stderr);
+	cli_text_escape(stderr, t->dir);
+	fputc('/', stderr);
+	cli_text_escape(stderr, name);
+	fprintf(stderr, ": %s%s%s\n", what, err ? ": " : "", err ? strerror(err) : "");
+}
+
+int edit_target_open(struct edit_target *t, const char *path, int is_dropin)
+{
+	const char *slash = strrchr(path, '/');
+	memset(t, 0, sizeof(*t));
+	t->dfd = t->lock_fd = -1;
+	t->dir = slash == NULL ? strdup(".") : strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	t->base = strdup(slash == NULL ? path : slash + 1);
+	if (t->dir == NULL || t->base == NULL || asprintf(&t->path, "%s", path) < 0 ||
+	    asprintf(&t->lock_name, ".%s.lock", t->base) < 0 ||
+	    asprintf(&t->copy_name, ".%s.edit", t->base) < 0 ||
+	    asprintf(&t->new_name, ".%s.new", t->base) < 0 ||
+	    asprintf(&t->copy_path, "%s/%s", t->dir, t->copy_name) < 0) {
+		fputs("capdelegate: edit: out of memory\n", stderr);
+		return -1;
+	}
+	t->dropin = is_dropin ? t->base : NULL;
+	/* ".BASE.lock" must be a name the directory can hold */
+	if (t->base[0] == '\0' || strlen(t->lock_name) > NAME_MAX) {
+		fputs("capdelegate: edit: '", stderr);
+		cli_text_escape(stderr, path);
+		fputs("': no file name, or too long to have a lock beside it\n", stderr);
+		return -1;
+	}
+	t->dfd = open(t->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->dfd < 0) {
+		int err = errno;
+		fputs("capdelegate: edit: ", stderr);
+		cli_text_escape(stderr, t->dir);
+		fprintf(stderr, ": cannot open the directory: %s\n", strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+/* The pid a lock file names, or 0. */
+static long lock_owner(int fd)
+{
+	char buf[32];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/* One try: open (or create) the lock file and lock it without waiting. 1 locked, 0 someone
+ * holds it (*pid says who), -1 error (said). A lock file renamed or removed between our open
+ * and our flock is another's, not the one at the name: try again (2). */
+static int try_lock(struct edit_target *t, long *pid)
+{
+	int fd = openat(t->dfd, t->lock_name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			0600);
+	struct stat st, at;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		say(t, t->lock_name, fd < 0 && errno == ELOOP ? "is a symbolic link: not a lock this command "
+		    "made, nothing edited (remove it)" : "cannot use as the lock: nothing edited",
+		    fd < 0 && errno != ELOOP ? errno : 0);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*pid = lock_owner(fd);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno;
+		close(fd);
+		if (err == EWOULDBLOCK)
+			return 0;
+		say(t, t->lock_name, "cannot lock", err);
+		return -1;
+	}
+	if (fstatat(t->dfd, t->lock_name, &at, AT_SYMLINK_NOFOLLOW) < 0 || at.st_dev != st.st_dev ||
+	    at.st_ino != st.st_ino) {
+		close(fd);
+		return 2;
+	}
+	t->lock_fd = fd;
+	return 1;
+}
+
+/* A leftover at one of our names: a regular file is a killed edit's, removed; anything else
+ * was put there by someone else, and the edit stops before touching it. */
+static int clear_leftover(struct edit_target *t, const char *name)
+{
+	struct stat st;
+	if (fstatat(t->dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : (say(t, name, "cannot stat", errno), -1);
+	if (!S_ISREG(st.st_mode)) {
+		say(t, name, S_ISLNK(st.st_mode) ? "a symbolic link is in the way of this command's "
+		    "own file: nothing edited (remove it)" : "something that is not a regular file is "
+		    "in the way of this command's own file: nothing edited (remove it)", 0);
+		return -1;
+	}
+	if (unlinkat(t->dfd, name, 0) < 0) {
+		say(t, name, "cannot remove a killed edit's leftover", errno);
+		return -1;
+	}
+	say(t, name, "removed: left by an edit that was killed", 0);
+	return 0;
+}
+
+int edit_lock(struct edit_target *t)
+{
+	long pid = 0;
+	int rc = 2;
+	for (int tries = 0; rc == 2 && tries < 10; tries++)
+		rc = try_lock(t, &pid);
+	if (rc == 0) {
+		fputs("capdelegate: edit: ", stderr);
+		cli_text_escape(stderr, t->path);
+		if (pid > 0)
+			fprintf(stderr, " is being edited (pid %ld holds ", pid);
+		else
+			fputs(" is being edited (another edit holds ", stderr);
+		cli_text_escape(stderr, t->dir);
+		fputc('/', stderr);
+		cli_text_escape(stderr, t->lock_name);
+		fputs("): try again when that edit ends\n", stderr);
+		return -1;
+	}
+	if (rc != 1) {
+		if (rc == 2)
+			say(t, t->lock_name, "kept changing while it was locked: nothing edited", 0);
+		return -1;
+	}
+	/* flock is released when its holder dies: a pid in a lock we could take is a dead edit's */
+	if (pid > 0)
+		fprintf(stderr, "capdelegate: edit: taking over the stale lock of pid %ld (that edit "
+			"ended without removing it)\n", pid);
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(t->lock_fd, 0) < 0 || pwrite(t->lock_fd, buf, (size_t)n, 0) != n) {
+		say(t, t->lock_name, "cannot write", errno);
+		return -1;
+	}
+	return clear_leftover(t, t->copy_name) < 0 || clear_leftover(t, t->new_name) < 0 ? -1 : 0;
+}
+
+/* Write all of @len bytes. 0, or -1 (errno). */
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The installed file: a symbolic link would be replaced by the rename, not its target, so it
+ * is refused; none yet is an empty text (edit NAME creates the drop-in). */
+static int read_installed(struct edit_target *t)
+{
+	struct stat st;
+	const char *why;
+	if (fstatat(t->dfd, t->base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return say(t, t->base, "cannot stat", errno), -1;
+		return 0;
+	}
+	if (S_ISLNK(st.st_mode))
+		return say(t, t->base, "is a symbolic link: edit the file it points to (--config), a "
+			   "rename here would replace the link", 0), -1;
+	if (cli_text_read(t->dfd, t->base, 0, &t->before, &why) < 0)
+		return say(t, t->base, why, errno), -1;
+	if (t->before.len > CD_MAX_POLICY_BYTES)
+		return say(t, t->base, "larger than a policy may be: not edited", 0), -1;
+	t->existed = 1;
+	return 0;
+}
+
+int edit_make_copy(struct edit_target *t)
+{
+	if (read_installed(t) < 0)
+		return -1;
+	int fd = openat(t->dfd, t->copy_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	if (fd < 0)
+		return say(t, t->copy_name, "cannot create the copy", errno), -1;
+	t->made_copy = 1;
+	int rc = write_all(fd, t->before.bytes ? t->before.bytes : "", t->before.len);
+	int err = errno;
+	if (close(fd) < 0 && rc == 0) {
+		rc = -1;
+		err = errno;
+	}
+	if (rc < 0)
+		say(t, t->copy_name, "cannot write the copy", err);
+	return rc;
+}
+
+int edit_read_copy(struct edit_target *t, struct cli_text *after)
+{
+	const char *why;
+	if (cli_text_read(t->dfd, t->copy_name, 1, after, &why) == 0)
+		return 0;
+	fputs("capdelegate: edit: ", stderr);
+	cli_text_escape(stderr, t->copy_path);
+	fprintf(stderr, ": %s%s%s (not a file edit installs): ", why, errno ? ": " : "",
+		errno ? strerror(errno) : "");
+	cli_text_escape(stderr, t->path);
+	fputs(" left untouched\n", stderr);
+	return -1;
+}
+
+/* The new file, written whole and on disk before its name replaces the old one's: a crash
+ * leaves the old file or the new one, never a part. */
+static int write_new(struct edit_target *t, const struct cli_text *after)
+{
+	int fd = openat(t->dfd, t->new_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+	if (fd < 0)
+		return say(t, t->new_name, "cannot create", errno), -1;
+	t->made_new = 1;
+	const char *what = NULL;
+	if (fchown(fd, 0, 0) < 0)
+		what = "cannot give it to root";
+	else if (fchmod(fd, 0644) < 0)	/* after chown: the umask never decides */
+		what = "cannot set mode 0644";
+	else if (write_all(fd, after->bytes ? after->bytes : "", after->len) < 0)
+		what = "cannot write";
+	else if (fsync(fd) < 0)
+		what = "cannot write to disk";
+	int err = errno;
+	if (close(fd) < 0 && what == NULL) {
+		what = "cannot write";
+		err = errno;
+	}
+	return what != NULL ? (say(t, t->new_name, what, err), -1) : 0;
+}
+
+int edit_install(struct edit_target *t, const struct cli_text *after)
+{
+	if (write_new(t, after) < 0)
+		return -1;
+	if (renameat(t->dfd, t->new_name, t->dfd, t->base) < 0)
+		return say(t, t->base, "cannot rename the new file over it", errno), -1;
+	t->made_new = 0;
+	/* the rename is on disk only once the directory is */
+	if (fsync(t->dfd) < 0)
+		say(t, ".", "installed, but the directory could not be written to disk", errno);
+	return 0;
+}
+
+void edit_target_close(struct edit_target *t)
+{
+	if (t->dfd >= 0) {
+		/* unlinkat removes a link or FIFO the editor left, never what a link points to */
+		if (t->made_copy && unlinkat(t->dfd, t->copy_name, 0) < 0 && errno == EISDIR)
+			unlinkat(t->dfd, t->copy_name, AT_REMOVEDIR);
+		if (t->made_new)
+			unlinkat(t->dfd, t->new_name, 0);
+		/* the name first, then the lock: a waiting editor that opened this file sees the name gone */
+		if (t->lock_fd >= 0)
+			unlinkat(t->dfd, t->lock_name, 0);
+		close(t->dfd);
+	}
+	if (t->lock_fd >= 0)
+		close(t->lock_fd);
+	cli_text_free(&t->before);
+	free(t->dir);
+	free(t->base);
+	free(t->path);
+	free(t->lock_name);
+	free(t->copy_name);
+	free(t->new_name);
+	free(t->copy_path);
+	t->dfd = t->lock_fd = -1;
+}

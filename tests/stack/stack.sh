@@ -8,6 +8,19 @@
 # Needs root for real assertions.
 set -euo pipefail
 case "${1:-}" in --help) sed -n '2,4p' "$0"; exit 0 ;; esac
+# pam_wrapper copies the service files into /tmp/pam.X, X one of 62 letters chosen from the pid,
+# and a process that picks a letter another one is setting up at the same moment shares its
+# directory and rewrites its files: with the mutants, make -j2 and the model running stack tests
+# side by side, a login read another run's half-copied service file (a login without a stack,
+# PAM_PERM_DENIED, or another test's policy). As root, each run gets a /tmp of its own (a
+# private mount namespace, a tmpfs); the real /tmp is left as it is.
+if [ "$(id -u)" -eq 0 ] && [ -z "${CD_STACK_OWN_TMP:-}" ] && command -v unshare >/dev/null; then
+  export CD_STACK_OWN_TMP=1
+  # shellcheck disable=SC2016
+  if unshare -m --propagation private true 2>/dev/null; then
+    exec unshare -m --propagation private bash -c 'mount -t tmpfs -o mode=1777 cd-stack-tmp /tmp && exec "$0" "$@"' "$0" "$@"
+  fi
+fi
 prog=${*: -1}; case "$prog" in test_*) ;; *) prog=test_stack ;; esac
 builddir=${top_builddir:-$(pwd)}
 module=$builddir/.libs/pam_capdelegate.so

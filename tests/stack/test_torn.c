@@ -94,6 +94,7 @@ struct counts {
 	long torn;
 	long errors;		/* a PAM call or the harness failed */
 	char example[512];	/* the first torn grant */
+	char error[320];	/* the first failed call */
 };
 
 static int need_root(void **state)
@@ -198,18 +199,50 @@ static char *log_since(int fd, off_t *from)
 }
 
 /* One transaction as login runs it: authenticate, setcred, open_session. The pI it leaves. */
-static int transaction(const char *user, unsigned long long *inh)
+/* pam_wrapper sets itself up at a process's first pam_start: a directory /tmp/pam.X with a
+ * copy of the service files and a pid file. Eight workers doing that at once raced: one took
+ * another's fresh directory, its pid file not yet written, for a stale one and removed it, and
+ * that worker's first login ran without a stack (PAM_PERM_DENIED from pam_authenticate, about
+ * 1 run in 25 on a busy machine). Each worker sets it up here, one after the other (the parent
+ * waits for a byte on READY before it forks the next), before any login is counted. */
+static void set_up_pam_wrapper(int ready)
 {
 	const struct pam_conv conv = { NULL, NULL };
 	pam_handle_t *pamh = NULL;
-	if (pam_start("torn", user, &conv, &pamh) != PAM_SUCCESS)
+	if (pam_start("torn", "alice", &conv, &pamh) == PAM_SUCCESS)
+		pam_end(pamh, PAM_SUCCESS);
+	if (write(ready, "r", 1) != 1)
+		_exit(10);
+	close(ready);
+}
+
+/* One login; on failure *failed names the call and PAM's reason. pam_start is retried: under
+ * a heavy load pam_wrapper's own set-up (a copy of the service files per process) fails now and
+ * then, before any module runs, which says nothing about the module. */
+static int transaction(const char *user, unsigned long long *inh, char *failed, size_t len)
+{
+	const struct pam_conv conv = { NULL, NULL };
+	pam_handle_t *pamh = NULL;
+	int rc = PAM_SYSTEM_ERR;
+	for (int try = 0; try < 3 && rc != PAM_SUCCESS; try++)
+		rc = pam_start("torn", user, &conv, &pamh);
+	if (rc != PAM_SUCCESS) {
+		snprintf(failed, len, "pam_start for %s, 3 times: %d", user, rc);
 		return -1;
-	int rc = pam_authenticate(pamh, 0);
-	if (rc == PAM_SUCCESS)
+	}
+	const char *call = "pam_authenticate";
+	rc = pam_authenticate(pamh, 0);
+	if (rc == PAM_SUCCESS) {
+		call = "pam_setcred";
 		rc = pam_setcred(pamh, PAM_ESTABLISH_CRED);
-	if (rc == PAM_SUCCESS)
+	}
+	if (rc == PAM_SUCCESS) {
+		call = "pam_open_session";
 		rc = pam_open_session(pamh, 0);
+	}
 	*inh = cap_status_field("CapInh:\t");
+	if (rc != PAM_SUCCESS)
+		snprintf(failed, len, "%s for %s: %s", call, user, pam_strerror(pamh, rc));
 	pam_end(pamh, rc);
 	return rc == PAM_SUCCESS ? 0 : -1;
 }
@@ -235,7 +268,7 @@ static void classify(struct counts *c, int u, unsigned long long inh, const char
 			 inh, log);
 }
 
-static void worker(int w, long logins, int out)
+static void worker(int w, long logins, int out, int ready)
 {
 	struct counts c;
 	memset(&c, 0, sizeof(c));
@@ -245,16 +278,20 @@ static void worker(int w, long logins, int out)
 	int lfd = open(own_log, O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0600);
 	if (lfd < 0 || dup2(lfd, 2) < 0)
 		_exit(8);
+	set_up_pam_wrapper(ready);
 	off_t from = 0;
 	for (long i = 0; i < logins; i++) {
 		int u = (int)((w + i) % NUSERS);
 		unsigned long long inh = 0;
 		clear_inheritable();
-		int rc = transaction(users[u], &inh);
+		char failed[200];
+		int rc = transaction(users[u], &inh, failed, sizeof(failed));
 		char *log = log_since(lfd, &from);
-		if (rc < 0)
-			c.errors++;
-		else
+		if (rc < 0) {
+			if (c.errors++ == 0)
+				snprintf(c.error, sizeof(c.error), "%.200s; log: %.80s", failed,
+					 log != NULL ? log : "");
+		} else
 			classify(&c, u, inh, log);
 		free(log);
 	}
@@ -285,6 +322,8 @@ static void add_up(struct counts *sum, const struct counts *c)
 	if (sum->torn == 0 && c->torn > 0)
 		memcpy(sum->example, c->example, sizeof(sum->example));
 	sum->torn += c->torn;
+	if (sum->errors == 0 && c->errors > 0)
+		memcpy(sum->error, c->error, sizeof(sum->error));
 	sum->errors += c->errors;
 }
 
@@ -307,17 +346,23 @@ static void test_torn_policy_never_grants(void **state)
 	assert_true(wpid >= 0);
 	if (wpid == 0)
 		writer(policy);
-	int pfd[2];
+	int pfd[2], rfd[2];
 	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(pipe(rfd), 0);
 	pid_t pids[WORKERS];
 	for (int w = 0; w < WORKERS; w++) {
 		pids[w] = fork();
 		assert_true(pids[w] >= 0);
 		if (pids[w] == 0) {
 			close(pfd[0]);
-			worker(w, total / WORKERS + (w < total % WORKERS), pfd[1]);
+			close(rfd[0]);
+			worker(w, total / WORKERS + (w < total % WORKERS), pfd[1], rfd[1]);
 		}
+		char byte;	/* its pam_wrapper is set up: the next one may start */
+		assert_int_equal(read(rfd[0], &byte, 1), 1);
 	}
+	close(rfd[0]);
+	close(rfd[1]);
 	close(pfd[1]);
 	struct counts sum, c;
 	memset(&sum, 0, sizeof(sum));
@@ -345,9 +390,15 @@ static void test_torn_policy_never_grants(void **state)
 	       sum.changed_reason, sum.torn, sum.errors, sum.rejected_logged);
 	printf("# the writer: %ld rewrites in place, %ld by rename; longest pause in the middle of a "
 	       "rewrite %.1f ms\n", wstats->in_place, wstats->renamed, (double)wstats->longest_gap_ns / 1e6);
+	/* A writer stopped longer than the settle time in the middle of a rewrite leaves a
+	 * quiescent prefix, which no reader can tell from a whole file (capdelegate.conf(5): replace
+	 * the file by rename); the writer runs SCHED_FIFO so that this needs an overloaded machine. */
 	if (sum.torn > 0)
-		fail_msg("%ld torn grants (a grant no whole version gives), e.g. %s", sum.torn, sum.example);
-	assert_int_equal(sum.errors, 0);
+		fail_msg("%ld torn grants (a grant no whole version gives), e.g. %s%s", sum.torn, sum.example,
+			 wstats->longest_gap_ns >= 50 * 1000000L ?	/* pam_capdelegate(8): 50 ms */
+			 "\n(the writer stopped mid-rewrite longer than the settle time: see above)" : "");
+	if (sum.errors > 0)
+		fail_msg("%ld logins failed, e.g. %s", sum.errors, sum.error);
 	/* A half-written file read as a whole one logs its syntax errors ("erin no"): no reading
 	 * of a part may be logged either, only the reading taken. */
 	if (sum.rejected_logged > 0)

@@ -373,15 +373,19 @@ static int edit_loop(struct edit_target *t, const struct edit_args *a, const str
 		}
 		size_t nrules, warnings;
 		int verdict = judge(t, a, &after, &nrules, &warnings);
-		int rc = verdict != CLI_ERROR && !got_signal ? install(t, &after, nrules, warnings) : -1;
+		int changed = verdict != CLI_ERROR ? edit_changed_meanwhile(t) : 0;
+		int rc = verdict != CLI_ERROR && changed == 0 && !got_signal ?
+			 install(t, &after, nrules, warnings) : changed < 0 ? CLI_ERROR : -1;
 		cli_text_free(&after);
 		if (rc != -1 || got_signal)
 			return rc != -1 ? rc : CLI_ERROR;
-		fputs("capdelegate: edit: ", stderr);
-		cli_text_escape(stderr, t->copy_path);
-		fputs(" (your text for ", stderr);
-		cli_text_escape(stderr, t->path);
-		fputs("): the policy has errors, the module would grant nothing\n", stderr);
+		if (!changed) {
+			fputs("capdelegate: edit: ", stderr);
+			cli_text_escape(stderr, t->copy_path);
+			fputs(" (your text for ", stderr);
+			cli_text_escape(stderr, t->path);
+			fputs("): the policy has errors, the module would grant nothing\n", stderr);
+		}
 		if (!isatty(STDIN_FILENO))
 			return untouched(t, "no terminal to ask what to do", CLI_WARN);
 		int answer = ask();

@@ -5,6 +5,8 @@
 #ifndef CLI_EDIT_H
 #define CLI_EDIT_H
 
+#include <sys/stat.h>
+
 #include "cli_stage.h"
 
 /* The policy file being edited and the files this command makes beside it, in its directory:
@@ -21,6 +23,7 @@ struct edit_target {
 	int made_copy, made_new;	/* names of ours to remove when the edit ends */
 	struct cli_text before;	/* the installed text (empty when there is no file yet) */
 	int existed;
+	struct stat seen;	/* the installed file as the edit began (or last looked), if existed */
 };
 
 /* Split @path into directory and name and open the directory. -1 (said on stderr). */
@@ -35,6 +38,11 @@ int edit_make_copy(struct edit_target *t);
  * there), not a link, not a FIFO, no other name. -1 (said on stderr: the edit is abandoned,
  * failing closed). */
 int edit_read_copy(struct edit_target *t, struct cli_text *after);
+/* Did someone change the installed file since the edit began (or since the last call)? Not
+ * through edit, since edit holds the lock: a config-management run, an mv by hand. Installing
+ * over it would lose their change, so the edit says so (1; the next call compares with what
+ * is there now), 0 when it is as it was, -1 on an error (said). */
+int edit_changed_meanwhile(struct edit_target *t);
 /* Install @after as the file: a new file in the same directory, root's, 0644, written and
  * fsync'ed, renamed over the old, the directory fsync'ed. -1 (said on stderr; the installed
  * file is then as it was). */

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cd_snapshot.h"	/* cd_snapshot_same: the loader's own test of "unchanged" */
 #include "cli_common.h"
 #include "cli_edit.h"
 #include "cli_out.h"
@@ -196,6 +197,7 @@ static int read_installed(struct edit_target *t)
 	if (S_ISLNK(st.st_mode))
 		return say(t, t->base, "is a symbolic link: edit the file it points to (--config), a "
 			   "rename here would replace the link", 0), -1;
+	t->seen = st;	/* before the read: a change while reading is seen as one */
 	if (cli_text_read(t->dfd, t->base, 0, &t->before, &why) < 0)
 		return say(t, t->base, why, errno), -1;
 	if (t->before.len > CD_MAX_POLICY_BYTES)
@@ -236,6 +238,26 @@ int edit_read_copy(struct edit_target *t, struct cli_text *after)
 	cli_text_escape(stderr, t->path);
 	fputs(" left untouched\n", stderr);
 	return -1;
+}
+
+int edit_changed_meanwhile(struct edit_target *t)
+{
+	struct stat now;
+	int present = fstatat(t->dfd, t->base, &now, AT_SYMLINK_NOFOLLOW) == 0;
+	if (!present && errno != ENOENT)
+		return say(t, t->base, "cannot stat", errno), -1;
+	int changed = present != t->existed || (present && !cd_snapshot_same(&now, &t->seen));
+	if (!changed)
+		return 0;
+	fputs("capdelegate: edit: ", stderr);
+	cli_text_escape(stderr, t->path);
+	fprintf(stderr, " was %s by someone else while you edited: not installed over %s (look at "
+		"it, then edit again)\n", present ? (t->existed ? "changed" : "created") : "removed",
+		present ? "their version" : "their removal");
+	t->existed = present;
+	if (present)
+		t->seen = now;
+	return 1;
 }
 
 /* The new file, written whole and on disk before its name replaces the old one's: a crash

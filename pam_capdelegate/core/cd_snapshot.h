@@ -18,7 +18,8 @@ struct cd_snapshot {
 	char *where;		/* the path that changed first (NULL: memory ran out) */
 };
 
-/* Two fstat results of one file say the same: same inode, size and times. */
+/* Two fstat results of one file say the same: same inode, size and times. Also capdelegate
+ * edit's test that the installed file was not changed while it was edited. */
 int cd_snapshot_same(const struct stat *a, const struct stat *b);
 /* Remember @path as @st (NULL: it did not exist). -1 when memory runs out. */
 int cd_snapshot_add(struct cd_snapshot *s, const char *path, const struct stat *st);

@@ -5,7 +5,7 @@
 EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   check_staged_anywhere check_staged_hostile
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
-  edit_broken_left_untouched edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
+  edit_broken_left_untouched edit_changed_meanwhile edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
   edit_prompt)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
@@ -351,6 +351,33 @@ SH
 )
   cd_edit; want_rc 1; want_text "$ERR" "$P left untouched: the editor exited with status 3"
   same_file "$P" "$before"; no_leftovers
+}
+
+# Someone else installs the file while the editor runs (a config-management run, an mv by
+# hand: not through edit's lock): edit does not install over their version, says so, and
+# leaves it (no terminal: exit 1). A drop-in created meanwhile is theirs too.
+t_edit_changed_meanwhile() {
+  need_root; policy_dir; local theirs="$CASE_DIR/theirs"
+  printf 'carol cap_syslog\n' >"$theirs"; chmod 0644 "$theirs"
+  ED=$(editor race <<SH
+printf 'bob cap_kill\n' >>"\$f"
+cp "$theirs" "$CASE_DIR/etc/.tmp" && mv "$CASE_DIR/etc/.tmp" "$P"
+SH
+)
+  cd_edit; want_rc 1
+  want_text "$ERR" "$P was changed by someone else while you edited: not installed over their version"
+  want_text "$ERR" "$P left untouched: no terminal to ask what to do"
+  [ "$(cat "$P")" = "carol cap_syslog" ] || fail "their version lost: $(cat "$P")"
+  no_leftovers
+  ED=$(editor race2 <<SH
+printf 'bob cap_kill\n' >"\$f"
+printf 'dave cap_kill\n' >"$D/.tmp"; chmod 0644 "$D/.tmp"; mv "$D/.tmp" "$D/10-x.conf"
+SH
+)
+  cd_edit 10-x; want_rc 1
+  want_text "$ERR" "$D/10-x.conf was created by someone else while you edited"
+  [ "$(cat "$D/10-x.conf")" = "dave cap_kill" ] || fail "their drop-in lost"
+  no_leftovers
 }
 
 # $SUDO_EDITOR, then $VISUAL, then $EDITOR, split at blanks as sudoedit splits them (a

@@ -355,6 +355,10 @@ int cli_check_main(int argc, char **argv)
 	struct cd_policy pol;
 	size_t warnings;
 	int rc = cli_check_judge(&pol, a.config, a.confdir, a.staged ? &staged : NULL, &warnings);
+	if (pol.status == CD_POLICY_SYSERR && pol.path == NULL) {
+		cli_text_free(&text);
+		return CLI_ERROR;	/* memory ran out before the policy was read (said) */
+	}
 	list_ignored(&pol, a.confdir);
 	note_recent_edit(&pol);
 	print_verdict(&pol, warnings);

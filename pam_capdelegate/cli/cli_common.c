@@ -124,7 +124,13 @@ static char *form_of(const char *s, void (*form)(char *, size_t, const char *, s
 static void print_form(FILE *out, const char *s, void (*form)(char *, size_t, const char *, size_t))
 {
 	char *text = form_of(s, form);
-	fputs(text != NULL ? text : "?", out);
+	if (text == NULL) {
+		/* a "?" would be another name in a report that goes on: stop, as an error */
+		fflush(out);
+		fputs("capdelegate: error: out of memory while printing: report cut short\n", stderr);
+		exit(CLI_ERROR);
+	}
+	fputs(text, out);
 	free(text);
 }
 

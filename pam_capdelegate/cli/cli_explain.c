@@ -231,6 +231,10 @@ static int cli_explain_user(const char *name, const char *config, const char *co
 	struct cd_policy pol;
 	struct cd_grant g = { 0 };
 	enum cd_status st = cli_load_policy(&pol, config, confdir);
+	if (st == CD_POLICY_SYSERR && pol.path == NULL) {
+		cd_user_free(&u);
+		return CLI_ERROR;	/* memory ran out before the policy was read (said) */
+	}
 	if (cd_user_load_groups(&u, &pol) < 0 && groups_failed(&u, &pol) < 0) {
 		cd_policy_free(&pol);
 		cd_user_free(&u);

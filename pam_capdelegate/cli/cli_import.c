@@ -216,7 +216,8 @@ static void silent(void *arg, int priority, const char *msg)
 
 /* Does @line, alone, parse as a policy the core accepts, with one rule for @kind/@name (or no
  * rule when @name is NULL and @kind < 0)? The core is the judge of what capdelegate.conf(5)
- * accepts, so the translation never drifts from the grammar. */
+ * accepts, so the translation never drifts from the grammar. -1 when memory ran out (no
+ * verdict: never taken for "not accepted", which would change the translation). */
 static int core_accepts(const char *line, int kind, const char *name)
 {
 	struct cd_log log = { .sink = silent };
@@ -224,7 +225,9 @@ static int core_accepts(const char *line, int kind, const char *name)
 	struct cd_policy pol;
 	enum cd_status st = cd_policy_parse(&pol, "import", line, strlen(line), &opts, &log);
 	int ok = st == CD_POLICY_OK;
-	if (ok && kind < 0)
+	if (st == CD_POLICY_SYSERR)
+		ok = -1;
+	else if (ok && kind < 0)
 		ok = pol.nrules == 0;
 	else if (ok)
 		ok = pol.nrules == 1 && (int)pol.rules[0].kind == kind &&
@@ -234,7 +237,7 @@ static int core_accepts(const char *line, int kind, const char *name)
 }
 
 /* The policy's form of a pam_cap subject word into @form, or -1 when capdelegate.conf(5) cannot
- * say it (a control byte, a name too long, a leading '-'). */
+ * say it (a control byte, a name too long, a leading '-'); -2 when memory ran out. */
 static int subject_form(const char *word, char *form, size_t size)
 {
 	int kind = CD_SUBJECT_USER;
@@ -253,10 +256,10 @@ static int subject_form(const char *word, char *form, size_t size)
 	}
 	char *probe = NULL;
 	if (asprintf(&probe, "%s none\n", form) < 0)
-		return -1;
+		return -2;
 	int ok = core_accepts(probe, kind, name);
 	free(probe);
-	return ok ? 0 : -1;
+	return ok < 0 ? -2 : ok ? 0 : -1;
 }
 
 static void print_word(FILE *f, const char *w)
@@ -275,7 +278,10 @@ static void keep_comment(struct import *im, size_t lineno, const char *prefix, c
 		im->failed = 1;
 		return;
 	}
-	if (core_accepts(probe, -1, NULL)) {
+	int ok = core_accepts(probe, -1, NULL);
+	if (ok < 0) {
+		im->failed = 1;
+	} else if (ok) {
 		fputs(prefix, im->out);
 		fputs(line, im->out);
 	} else {
@@ -563,7 +569,12 @@ static void translate_subject(struct import *im, struct pc_rule *r, char *word, 
 		fputs(" is a capability in the user column (pam_cap splits at blanks): translated as "
 		      "the user pam_cap takes it for\n", stderr);
 	}
-	int writable = subject_form(word, form, sizeof(form)) == 0;
+	int form_rc = subject_form(word, form, sizeof(form));
+	if (form_rc == -2) {
+		im->failed = 1;
+		return;
+	}
+	int writable = form_rc == 0;
 	if (!writable) {
 		differ(im, r->line);
 		print_word(stderr, word);

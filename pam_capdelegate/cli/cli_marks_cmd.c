@@ -116,10 +116,12 @@ static int check_row(void *arg, const struct cd_mark *mk, const struct cli_mark_
 	cap_t want = cd_mark_caps(mk);
 	char *declared = want != NULL ? cd_fcaps_text(want) : NULL;
 	cap_free(want);
+	if (declared == NULL)
+		return -1;	/* out of memory: a "?" would be a row that declares nothing */
 	FILE *out = cli_table_row(&c->t);
 	cli_print_path(out, mk->path);
 	fprintf(out, "\t%s\t%s\t%s%s\t%s\t%s", state, cli_mark_level_str(level),
-		declared ? declared : "?", mk->flags & CD_MARK_NOSUID ? " nosuid" : "",
+		declared, mk->flags & CD_MARK_NOSUID ? " nosuid" : "",
 		d->text ? d->text : "-", msg);
 	cli_table_end_row(&c->t);
 	free(declared);

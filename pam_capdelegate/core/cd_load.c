@@ -589,8 +589,10 @@ static enum cd_status read_once(struct reading *r, struct cd_policy *pol, const 
 				const struct cd_load_opts *opts, struct cd_log *log)
 {
 	r->max_bytes = r->budget = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES;
-	if (init_policy(pol, path) < 0)
+	if (init_policy(pol, path) < 0) {
+		cd_log(log, LOG_ERR, "out of memory before the policy was read: no capabilities granted");
 		return pol->status = CD_POLICY_SYSERR;
+	}
 	r->p = (struct parser){ .pol = pol, .opts = opts, .log = log, .shown = pol->shown, .memo = { .cap = -1 } };
 	const struct cd_stand_in *s = opts->stand_in;
 	enum cd_status status = s != NULL && s->dropin == NULL ? load_main_stand_in(r, path, s)

@@ -30,6 +30,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/output-cases.sh"
 # shellcheck source=tests/cli/marks-cases.sh
 . "$HERE/marks-cases.sh"
+# shellcheck source=tests/cli/fault-cases.sh
+. "$HERE/fault-cases.sh"
 # shellcheck source=tests/cli/names-cases.sh
 . "$HERE/names-cases.sh"
 # shellcheck source=tests/cli/load-cases.sh
@@ -1034,7 +1036,7 @@ CASES=(
   explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
   audit_confdir audit_capfile_owned_by_user audit_unused_grant_ignored_file oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"
-  "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}"
+  "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${FAULT_CASES[@]}"
 )
 
 run_case() {

@@ -71,7 +71,7 @@ sync_tree() {
 }
 
 targets() {
-  local t=("${PROGS[@]}" tests/stack/test_stack tests/stack/nss_fault.la)
+  local t=("${PROGS[@]}" tests/stack/test_stack tests/stack/nss_fault.la tests/cli/fault.la)
   grep -q 'tests/stack/test_module' "$SRC/tests/tests.am" && t+=(tests/stack/test_module)
   printf '%s\n' "${t[@]}"
 }

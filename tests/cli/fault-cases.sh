@@ -1,0 +1,176 @@
+# fault-cases.sh: the CLI when a call fails under it (sourced by tests/cli/run.sh). The shim
+# tests/cli/fault.c (built by make) fails one allocation, one strdup or one stat. The promise
+# pinned, capdelegate(8) EXIT STATUS: a failure is an error (exit 2, said on standard error),
+# never another answer: no grant, finding or file is left out in silence.
+# shellcheck shell=bash disable=SC2034
+
+FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import fault_alloc_marks
+  fault_strdup_targets fault_import_huge_group audit_descriptor_budget valgrind_import_check
+  fault_stat_ancestor)
+
+# cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
+# the fault fired. The fault is chosen by CD_FAULT_* in the environment.
+cd_fault() {
+  FIRED="$CASE_DIR/fired"; rm -f "$FIRED"
+  # shellcheck disable=SC2031
+  RC=0
+  CD_FAULT_FIRED="$FIRED" \
+  LD_PRELOAD="$(dirname "$BIN")/tests/cli/.libs/fault.so:$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" \
+    NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group" \
+    "$BIN" "$@" >"$OUT" 2>"$ERR" || RC=$?
+}
+
+# sweep_alloc ARGS...: run the CLI with its 1st, 2nd, ... allocation failing until none fires
+# (with SWEEP=CD_FAULT_NTH and CD_FAULT_STRDUP=TEXT: each copy of TEXT in turn)
+# (then the output must be the unfaulted one). Each faulted run either exits 2 (an error), or
+# gives exactly the unfaulted output, messages and status (the allocation was not needed). Prints the number of allocations swept.
+sweep_alloc() {
+  local n ref="$CASE_DIR/ref" ref_rc silent=0
+  CD_FAULT_STRDUP='' cd_fault "$@"; ref_rc=$RC; cp "$OUT" "$ref"; cp "$ERR" "$ref.err"
+  [ "$ref_rc" -le 2 ] || { fail "unfaulted run: exit $ref_rc"; return 1; }
+  for ((n = 1; n < 5000; n++)); do
+    export "${SWEEP:-CD_FAULT_ALLOC}=$n"; cd_fault "$@"
+    if [ ! -e "$FIRED" ]; then
+      [ "$RC" -eq "$ref_rc" ] && cmp -s "$OUT" "$ref" && cmp -s "$ERR" "$ref.err" || { fail "allocation $n: not fired, yet another result"; return 1; }
+      echo "$((n - 1)) allocations, $silent of them an exit 2 with no message"; return 0
+    fi
+    if [ "$RC" -eq 2 ]; then
+      # not failed: several system errors are still reported without their cause (README)
+      grep -q '^capdelegate: ' "$ERR" || silent=$((silent + 1))
+    elif [ "$RC" -ne "$ref_rc" ] || ! cmp -s "$OUT" "$ref" || ! cmp -s "$ERR" "$ref.err"; then
+      fail "allocation $n failed: exit $RC (unfaulted $ref_rc), another output: $*"; return 1
+    fi
+  done
+  fail "more than 5000 allocations"
+}
+
+t_fault_alloc_check_explain() {
+  need_root; local p d="$CASE_DIR/capdelegate.d" n
+  p=$(std_policy)
+  mkdir -p "$d"; printf 'carol cap_kill\n@netops cap_sys_time\n' >"$d/10-x.conf"
+  for n in 20 30 40 50 60 70; do printf 'carol cap_kill\n' >"$d/$n-more-drop-ins.conf"; done
+  chmod 0644 "$d"/*.conf
+  touch -d '-1 hour' "$p" "$d"/*.conf   # no "modified N seconds ago" note: N would differ
+  n=$(sweep_alloc check --config "$p" --confdir "$d"); echo "check: $n" >&2
+  n=$(sweep_alloc explain bob --config "$p" --confdir "$d" "$CASE_DIR"); echo "explain: $n" >&2
+}
+
+t_fault_alloc_audit() {
+  need_root; local p t="$CASE_DIR/tree" n
+  p=$(std_policy)
+  capfile "$t/bin/ping" cap_net_raw=ep; capfile "$t/sub/dir/tool" cap_net_admin,cap_syslog=i
+  # an error in the reference too: a PATH that does not exist (its record must not be lost)
+  n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" "$t" "$t/none"); echo "audit: $n" >&2
+}
+
+t_fault_alloc_import() {
+  need_root; local c="$CASE_DIR/capability.conf" n
+  # xnetops, first: pam_cap also matches group netops by it (a lookup that must not fail in
+  # silence: the group exists, so the translation reports the accident)
+  printf 'cap_sys_time xnetops\ncap_net_raw @netops\ncap_sys_admin bob\ncap_kill *\n' >"$c"
+  n=$(sweep_alloc import-pam-cap "$c"); echo "import: $n" >&2
+}
+
+t_fault_alloc_marks() {
+  need_root; local m t="$CASE_DIR/tree" n
+  capfile "$t/ping" cap_net_raw=ep; : >"$t/plain"; chmod 0755 "$t/plain"   # both drift
+  m=$(printf '%s cap_net_raw=i\n%s cap_net_admin,cap_net_raw=ei nosuid\n' "$t/ping" "$t/plain" | policy marks)
+  n=$(sweep_alloc marks check --marks "$m"); echo "marks check: $n" >&2
+}
+
+# One chosen allocation, by the text copied: what the command was about to rely on.
+t_fault_strdup_targets() {
+  need_root; local t="$CASE_DIR/m" d="$CASE_DIR/img" m p rc
+  # marks apply reads each changed file again; if that reading fails, the file is not known to
+  # match its mark: an error (exit 2), never a success. Each copy of the new value's text fails
+  # in turn (the file is marked again each time).
+  local k
+  for ((k = 1; ; k++)); do
+    capfile "$t/f" cap_net_raw=ep
+    m=$(printf '%s cap_net_raw=i\n' "$t/f" | marks_file)
+    CD_FAULT_NTH=$k CD_FAULT_STRDUP=cap_net_raw=i cd_fault marks apply --marks "$m"
+    [ -e "$FIRED" ] || break
+    want_rc 2
+  done
+  [ "$k" -gt 2 ] || fail "want the copy made by the check after apply among those failed"
+  want_rc 0
+  # marks check of a value the kernel does not show (revision 1): its text is part of the verdict
+  unreadable_image "$d" >/dev/null
+  m=$(printf '%s cap_net_raw=i\n' "$d/mnt/rev1" | marks_file marks2)
+  CD_FAULT_STRDUP=unreadable cd_fault marks check --marks "$m"; rc=$RC
+  umount "$d/mnt"
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"; RC=$rc; want_rc 2
+  # explain without PATH walks the directories of $PATH: the copy of $PATH fails
+  p=$(std_policy); mkdir -p "$CASE_DIR/bin"
+  local path="$CASE_DIR/bin:$PATH"
+  PATH=$path CD_FAULT_STRDUP=$path cd_fault explain alice --config "$p" --confdir ""
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"; want_rc 2
+}
+
+# import-pam-cap looks a group up as the module does (pam_capdelegate(8)): ERANGE past a 256 MiB
+# buffer is a failed lookup, and a failed lookup translates nothing (exit 2). Group netops here
+# needs about 300 MiB (nss_fault.c's huge group; never filled, the lookup gives up first).
+t_fault_import_huge_group() {
+  need_root; local c="$CASE_DIR/capability.conf"
+  printf 'cap_sys_time xnetops\n' >"$c"    # pam_cap also matches group netops by it
+  CD_FAULT_HUGE_GROUP=netops:2000:bob:15000000 cd_fault import-pam-cap "$c"; want_rc 2
+  want_text "$ERR" "capdelegate: error: cannot look up group netops: $(python3 -c 'import os; print(os.strerror(34))')"
+}
+
+# capdelegate(8), audit: each thread holds at most 8 descriptors past its first, "fewer, and
+# fewer threads, under a low RLIMIT_NOFILE"; the report does not depend on it. One thread walks
+# a tree 30 directories deep under limits from 40 down to 17: the same report each time, and
+# never more descriptors held (the highest one openat returned) under a lower limit.
+t_audit_descriptor_budget() {
+  need_root; local p t="$CASE_DIR/deep" d n max prev=100000
+  p=$(std_policy)
+  d=$t; for ((n = 1; n <= 30; n++)); do d=$d/d$n; done
+  capfile "$d/tool" cap_net_raw=i
+  cd_nss audit --threads 1 --config "$p" --confdir "" "$t"; want_rc 1; cp "$OUT" "$CASE_DIR/ref"
+  for n in 40 30 25 22 21 20 19 17; do
+    (ulimit -n "$n"; CD_FAULT_MAXFD="$CASE_DIR/maxfd" cd_fault audit --threads 1 --config "$p" --confdir "" "$t"
+     want_rc 1; cmp -s "$OUT" "$CASE_DIR/ref" || fail "RLIMIT_NOFILE $n: another report")
+    max=$(cat "$CASE_DIR/maxfd")
+    [ "$max" -le "$prev" ] || fail "RLIMIT_NOFILE $n: descriptors up to $max, more than under a higher limit ($prev)"
+    prev=$max
+  done
+}
+
+# Memory read before it is written is a bug a plain run may not show: import-pam-cap and check
+# under valgrind (memcheck; any error fails). The capability.conf has every kind of word pam_cap
+# matches (*, @group, a bare word that is also a group after its first byte, a capability in the
+# user column); the policy repeats long names line after line (the parser's memo of the last
+# name compares 8 bytes at a time)
+t_valgrind_import_check() {
+  need_root; command -v valgrind >/dev/null || skip "valgrind missing"
+  local c="$CASE_DIR/capability.conf" p
+  printf '%s\n' 'cap_net_raw *' 'cap_net_admin @netops alice' 'cap_sys_time xnetops' \
+    'cap_kill cap_chown' '# a comment' 'all bob' 'cap_syslog * carol' 'cap_chown carol *' >"$c"
+  # ... and ends without a newline (the parser relies on the NUL the loader puts after the text)
+  p=$(printf '%s\n' 'alice cap_net_admin' 'bob cap_net_admin,cap_net_raw' 'carol cap_net_raw' \
+      'dave cap_net_raw, cap_net_admin' | { cat; printf '@netops cap_net_admin'; } | policy)
+  vg_run import-pam-cap "$c"; want_rc 1; want_text "$OUT" "@netops"
+  vg_run check --config "$p" --confdir ""; want_rc 0; want_text "$OUT" ": ok, 5 rules"
+  # a last line that is a name alone, no newline: the name's scan stops at that NUL
+  p=$(printf 'alice cap_kill\n@netops' | policy bare)
+  vg_run check --config "$p" --confdir ""; want_rc 2; want_text "$ERR" "$p:2: missing capabilities field"
+}
+
+vg_run() {
+  RC=0
+  LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" NSS_WRAPPER_PASSWD="$NSSDIR/passwd" \
+    NSS_WRAPPER_GROUP="$NSSDIR/group" valgrind -q --error-exitcode=99 "$BIN" "$@" >"$OUT" 2>"$ERR" || RC=$?
+  [ "$RC" -ne 99 ] || fail "valgrind found an error in: $*"
+}
+
+# capdelegate(8), audit: only an entry its directory listed and that is gone when opened is
+# "vanished"; a PATH's directory that cannot be examined is an error (exit 2), whatever the
+# errno: here stat(2) of the PATH's parent says ENOENT (the unsafe-ancestor check needs it).
+t_fault_stat_ancestor() {
+  need_root; local p t="$CASE_DIR/anc"
+  p=$(std_policy); capfile "$t/sub/dir/tool" cap_net_raw=i
+  CD_FAULT_STAT="$t/sub:2" cd_fault audit --config "$p" --confdir "" "$t/sub/dir"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$OUT" "error\t$t/sub\tcannot examine\tENOENT\tNo such file or directory"
+  no_match "$OUT" "^vanished"
+}

@@ -1,0 +1,191 @@
+/*
+ * fault.c - an LD_PRELOAD shim that makes one call fail, for the fault cases of
+ * tests/cli/run.sh (the rule they pin: every lookup that can fail fails closed, and a failure
+ * is an error, exit 2, never another answer). Built by plain make (tests/tests.am).
+ *
+ *   CD_FAULT_ALLOC=N      the Nth allocation the program itself asks for fails with ENOMEM:
+ *                         malloc, calloc, realloc, reallocarray, strdup, strndup called from
+ *                         the main executable (not from libc, nss_wrapper or libcap, whose own
+ *                         allocations would only test them). A test runs N = 1, 2, ... until
+ *                         the fault no longer fires: every allocation fails once.
+ *   CD_FAULT_STRDUP=TEXT  the Kth strdup or strndup of exactly TEXT fails with ENOMEM, K from
+ *                         CD_FAULT_NTH (default 1): one chosen allocation, where counting all
+ *                         of them would depend on the tree or the threads.
+ *   CD_FAULT_STAT=PATH:ERRNO  stat(2) of PATH fails with ERRNO (a number).
+ *   CD_FAULT_FIRED=FILE   FILE is created when a fault fires.
+ *   CD_FAULT_MAXFD=FILE   not a fault: the highest descriptor openat(2) returned is written
+ *                         to FILE at exit (descriptors are allocated lowest first, so it
+ *                         follows how many the program held at once).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+
+static atomic_long calls, copies;
+
+static void fired(void)
+{
+	const char *f = getenv("CD_FAULT_FIRED");
+	if (f != NULL)
+		close(open(f, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	errno = ENOMEM;
+}
+
+/* Is @addr in the main executable's loaded segments (the first object dl_iterate_phdr
+ * lists)? */
+static int in_main(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t addr = *(uintptr_t *)arg;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && addr >= lo && addr < lo + ph->p_memsz)
+			return 1;
+	}
+	return 2;	/* stop after the first object: not in it */
+}
+
+static atomic_int exiting;
+
+static void stop_faults(void)
+{
+	atomic_store(&exiting, 1);
+}
+
+/* Should the allocation asked for from @caller fail? Not once exit() began: a --coverage
+ * build's own code (gcov writing its .gcda files, linked into the executable) allocates
+ * then, and would be failed in place of the program's. Registered at the first allocation,
+ * this handler runs before gcov's (atexit handlers run last registered first, destructors
+ * after them). */
+static int fail_alloc(void *caller)
+{
+	static long at = -1;
+	if (at < 0) {
+		const char *n = getenv("CD_FAULT_ALLOC");
+		at = n != NULL ? atol(n) : 0;
+		if (at > 0)
+			atexit(stop_faults);
+	}
+	if (atomic_load(&exiting))
+		return 0;
+	uintptr_t addr = (uintptr_t)caller;
+	if (at <= 0 || dl_iterate_phdr(in_main, &addr) != 1)
+		return 0;
+	if (atomic_fetch_add(&calls, 1) + 1 != at)
+		return 0;
+	fired();
+	return 1;
+}
+
+void *malloc(size_t n)
+{
+	return fail_alloc(__builtin_return_address(0)) ? NULL : __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	return fail_alloc(__builtin_return_address(0)) ? NULL : __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+	return fail_alloc(__builtin_return_address(0)) ? NULL : __libc_realloc(p, n);
+}
+
+void *reallocarray(void *p, size_t n, size_t size)
+{
+	if (fail_alloc(__builtin_return_address(0)))
+		return NULL;
+	if (size != 0 && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __libc_realloc(p, n * size);
+}
+
+static char *dup_n(const char *s, size_t n, void *caller)
+{
+	const char *text = getenv("CD_FAULT_STRDUP"), *nth = getenv("CD_FAULT_NTH");
+	if (fail_alloc(caller))
+		return NULL;
+	if (text != NULL && strlen(text) == n && strncmp(s, text, n) == 0 &&
+	    atomic_fetch_add(&copies, 1) + 1 == (nth != NULL ? atol(nth) : 1)) {
+		fired();
+		return NULL;
+	}
+	char *d = __libc_malloc(n + 1);
+	if (d != NULL) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+char *strdup(const char *s)
+{
+	return dup_n(s, strlen(s), __builtin_return_address(0));
+}
+
+char *strndup(const char *s, size_t max)
+{
+	return dup_n(s, strnlen(s, max), __builtin_return_address(0));
+}
+
+int stat(const char *path, struct stat *st)
+{
+	const char *spec = getenv("CD_FAULT_STAT");
+	const char *colon = spec != NULL ? strrchr(spec, ':') : NULL;
+	if (colon != NULL && strlen(path) == (size_t)(colon - spec) &&
+	    strncmp(path, spec, colon - spec) == 0) {
+		fired();
+		errno = atoi(colon + 1);
+		return -1;
+	}
+	return fstatat(AT_FDCWD, path, st, 0);
+}
+
+static atomic_int maxfd = -1;
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	static int (*real)(int, const char *, int, ...);
+	mode_t mode = 0;
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "openat");
+	int fd = real(dirfd, path, flags, mode);
+	for (int m = atomic_load(&maxfd); fd > m && !atomic_compare_exchange_weak(&maxfd, &m, fd);)
+		continue;
+	return fd;
+}
+
+__attribute__((destructor)) static void write_maxfd(void)
+{
+	const char *f = getenv("CD_FAULT_MAXFD");
+	FILE *out = f != NULL ? fopen(f, "we") : NULL;
+	if (out != NULL) {
+		fprintf(out, "%d\n", atomic_load(&maxfd));
+		fclose(out);
+	}
+}

@@ -87,12 +87,10 @@ static int fail_cleared(struct cd_apply_result *r, int err)
 	r->set_errno = err ? err : EPERM;
 	r->granted = r->delegated = 0;
 	cd_capmask seen = 0;
-	if (clear_inheritable_by_capset(&seen) < 0) {
+	if (clear_inheritable_by_capset(&seen) < 0)
 		r->clear_errno = errno ? errno : EPERM;
-	} else {
+	else
 		r->cleared = seen;
-		r->cleared_by_capset = 1;
-	}
 	return -1;
 }
 

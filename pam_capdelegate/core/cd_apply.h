@@ -22,13 +22,12 @@ struct cd_apply_result {
 	cd_capmask dropped_no_setpcap;	/* wanted, outside pP and old pI, and no CAP_SETPCAP in pE */
 	cd_capmask cleared;		/* bits pI held before that were not granted */
 	int set_errno;			/* applying the wanted set failed (pI then cleared) */
-	int cleared_by_capset;		/* after that failure, pI emptied through capset(2) */
 	int clear_errno;		/* even clearing pI failed: pI is in an unknown state */
 };
 
 /* 0 when pI holds exactly r->granted; -1 when any call on the way failed (see set_errno):
- * pI is then emptied through capset(2) (cleared_by_capset), or in an unknown state
- * (clear_errno). */
+ * pI is then emptied through capset(2) (clear_errno 0), or in an unknown state
+ * (clear_errno set). */
 int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r);
 
 /* The current pI, pP, pE, bounding set (as masks). 0 on success. */

@@ -108,6 +108,8 @@ FAULTY(int, cap_iab_set_vector, EINVAL, -1,
 FAULTY(int, cap_iab_set_proc, EPERM, -1, (cap_iab_t iab), (iab))
 FAULTY(int, capget, EPERM, -1, (cap_user_header_t h, cap_user_data_t d), (h, d))
 FAULTY(int, capset, EPERM, -1, (cap_user_header_t h, const cap_user_data_t d), (h, d))
+/* and the module's copies of strings: memory running out at any of them */
+FAULTY(char *, strdup, ENOMEM, NULL, (const char *s), (s))
 
 static gid_t getgrgid_fail = (gid_t)-1;	/* getgrgid_r fails with EIO for this gid */
 
@@ -637,6 +639,47 @@ static void test_pi_not_cleared_stops_login(void **state)
 	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
 }
 
+/* The second path reads pP and pE with capget(2) to write them back unchanged: when that read
+ * fails it must not capset (it would write them as zero): pI is in an unknown state, the login
+ * stops, and pP is left as it was. */
+static void test_capget_fails_login_stops(void **state)
+{
+	(void)state;
+	need_root();
+	service("mcapget", demo, auth_session);
+	struct prep p = { .fail = { { "cap_iab_set_proc", 1u << 31 }, { "capget", 1u << 31 } } };
+	struct outcome o;
+	run("mcapget", "alice", &p, session, &o);
+	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
+	expect_log(&o, "inheritable set could not be cleared");
+	assert_true(o.prm != 0);
+}
+
+/* Every copy of a string the module makes fails in turn (strdup, one call at a time) through a
+ * transaction whose session finds the grant setcred kept: never a crash, pI is alice's grant or
+ * empty, and the login is never refused for it without a logged reason. */
+static void test_strdup_failure_at_each_call(void **state)
+{
+	(void)state;
+	need_root();
+	service("mdup", demo, auth_session);
+	int n;
+	for (n = 0; n < 31; n++) {
+		struct prep p = { .fail = { { "strdup", 1u << n } } };
+		struct outcome o;
+		run("mdup", "alice", &p, setcred_then_session, &o);
+		if (o.fault_hits == 0)
+			break;
+		if (o.inh != 0 && o.inh != BIT(CAP_NET_RAW))
+			fail_msg("strdup %d failing: pI %#llx\nlog:\n%s", n + 1, o.inh, o.log);
+		if ((o.rc[0] != PAM_SUCCESS || o.rc[1] != PAM_SUCCESS) && strstr(o.log, "out of memory") == NULL)
+			fail_msg("strdup %d failing: refused (%d, %d) without a word\nlog:\n%s", n + 1,
+				 o.rc[0], o.rc[1], o.log);
+	}
+	if (n == 0 || n == 31)
+		fail_msg("%d copies made by the module: want between 1 and 30", n);
+}
+
 /* Issue 18, finding 3: whichever call of the apply path fails, at its first call or at every
  * call, login's pI (cap_setgid,cap_setuid: 0xc0, as login(1) leaves it) never reaches the
  * session through the packaged "optional" line: pI ends as the grant or empty, and a pI
@@ -1027,6 +1070,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_audit_record_fields),
 		cmocka_unit_test(test_capset_fails_pi_cleared),
 		cmocka_unit_test(test_pi_not_cleared_stops_login),
+		cmocka_unit_test(test_capget_fails_login_stops),
+		cmocka_unit_test(test_strdup_failure_at_each_call),
 		cmocka_unit_test(test_apply_failure_at_each_call_clears_pi),
 		cmocka_unit_test(test_user_change_mid_transaction),
 		cmocka_unit_test(test_maxsize_option),

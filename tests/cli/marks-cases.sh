@@ -201,6 +201,7 @@ m/x cap_net_raw=i|path is not absolute: 'm/x'
 /m/x cap_net_raw=i setuid|unknown option: 'setuid'
 /m/x cap_net_raw=i nosuid nosuid|option given twice: 'nosuid'
 /m/x cap_net_raw=i NOSUID|unknown option: 'NOSUID'
+/m/x cap_net_raw=i nosuix|unknown option: 'nosuix'
 /m/x\\001 cap_net_raw=i|NUL or control character in path
 /m/x\\000 cap_net_raw=i|NUL or control character in path
 /m/\001x cap_net_raw=i|control character in line

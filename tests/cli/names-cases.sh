@@ -54,6 +54,13 @@ t_check_winbind_escape_warned() {
   cd_nss check --config "$p"; want_rc 1   # the user is unknown to this NSS: that warning alone
   no_text "$ERR" "octal escape"
   want_line "$OUT" "rule\t$p:1\tCORP\\\\134100234\tcap_net_raw"
+  # a 9 after the escape is a digit too (CORP\0409: a user number), and an escape far into a
+  # long name (byte 66) is shown where it is
+  local a; a=$(printf 'a%.0s' {1..65})
+  p=$(printf 'CORP\\0409 cap_net_raw\n%s\\101 cap_kill\n' "$a" | policy long)
+  cd_nss check --config "$p"; want_rc 1
+  want_text "$ERR" "$p:1: user 'CORP\\0409' is read with \\040 as an octal escape; if the winbind name DOMAIN\\user was meant, write its backslash as \\134: 'CORP\\1340409'"
+  want_text "$ERR" "$p:2: user '${a}A' is read with \\101 as an octal escape; if the winbind name DOMAIN\\user was meant, write its backslash as \\134: '$a\\134101'"
 }
 
 NAMES_CASES=(explain_group_outage_user_line dollar_inside_name_shown_escaped escape_above_377_plain_backslash

@@ -4,7 +4,7 @@
 
 USABILITY_CASES=(
   check_blames_dropin check_missing_is_error check_counts_singular audit_counts_singular
-  check_says_why_not_read check_hints_setcap_syntax version_and_usage
+  check_says_why_not_read check_hints_setcap_syntax version_and_usage operands_after_dashes
 )
 
 # Files written an hour ago: check's note on a policy file modified just now names it too.
@@ -107,4 +107,12 @@ t_version_and_usage() {
   done
   cd_run --help; want_rc 0
   for o in --config --confdir --tsv --json --version; do want_text "$OUT" "$o"; done
+}
+
+# After "--" every word is an operand, even one that reads as an option (getopt's rule): the
+# user named "--tsv" is looked up, not taken for --tsv.
+t_operands_after_dashes() {
+  need_root; local p; p=$(std_policy)
+  cd_nss explain --config "$p" --confdir "" -- --tsv; want_rc 2
+  want_line "$ERR" "capdelegate: explain: --tsv: user unknown to NSS: login grants nothing"
 }

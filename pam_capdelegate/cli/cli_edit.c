@@ -30,13 +30,14 @@
 static const char usage[] =
 	"usage: capdelegate edit [--config FILE] [--confdir DIR] [NAME]\n"
 	"\n"
-	"Edit the policy (default " CD_DEFAULT_CONFIG "), or the drop-in DIR/NAME.conf (created if\n"
-	"absent), in a copy beside it, under a lock. The editor is $SUDO_EDITOR, $VISUAL or $EDITOR\n"
-	"(else sensible-editor). The whole policy is then checked with the copy in place of the\n"
-	"file; with errors you may edit again or leave the installed file untouched. Installed by\n"
-	"rename, root's and mode 0644.\n"
-	"Exit 0: installed, or unchanged. 1: left untouched (errors and no terminal, or your choice,\n"
-	"or the editor failed). 2: nothing edited (bad NAME, the lock is held, an error).\n";
+	"Edit the policy (default " CD_DEFAULT_CONFIG "),\n"
+	"or the drop-in DIR/NAME.conf (created if absent), in a copy beside it, under a lock.\n"
+	"The editor is $SUDO_EDITOR, $VISUAL or $EDITOR (else sensible-editor). The whole policy\n"
+	"is then checked with the copy in place of the file; with errors you may edit again or\n"
+	"leave the installed file untouched. Installed by rename, root's and mode 0644.\n"
+	"Exit 0: installed, or unchanged. 1: left untouched (errors, or the file changed by\n"
+	"someone else meanwhile, and no terminal; or your choice; or the editor failed).\n"
+	"2: nothing edited (bad NAME, the lock is held, something in the way, an error).\n";
 
 static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 static volatile sig_atomic_t got_signal;

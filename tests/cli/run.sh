@@ -90,7 +90,7 @@ std_tree() {
 
 t_help() {
   cd_run --help; want_rc 0; want_text "$OUT" "usage: capdelegate"
-  for c in check explain audit decode; do
+  for c in check explain audit decode edit; do
     cd_run "$c" --help; want_rc 0; want_text "$OUT" "usage: capdelegate $c"
   done
   cd_run frobnicate; want_rc 2

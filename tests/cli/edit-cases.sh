@@ -3,7 +3,7 @@
 # shellcheck shell=bash disable=SC2034
 
 EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
-  check_staged_anywhere check_staged_hostile
+  check_staged_anywhere check_staged_hostile fault_alloc_staged
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
   edit_broken_left_untouched edit_changed_meanwhile edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
   edit_prompt)
@@ -140,6 +140,20 @@ t_check_staged_hostile() {
   cd_nss check --config "$P" --confdir "$D" --staged "$s/big"; want_rc 2
   want_text "$ERR" "$s/big: larger than the size limit"
   want_line "$OUT" "$s/big: unsafe: the module grants nothing"
+}
+
+# Every allocation of check --staged failed in turn (tests/cli/fault.c, sweep_alloc of
+# fault-cases.sh): an error, exit 2, or the unfaulted answer, never another one.
+t_fault_alloc_staged() {
+  need_root; local f n
+  policy_dir; printf 'carol cap_kill\n' >"$D/10-x.conf"; printf 'dave cap_kill\n' >"$D/20-y.conf"
+  chmod 0644 "$D"/*.conf; touch -d '-1 hour' "$P" "$D"/*.conf   # no "modified N seconds ago"
+  f=$(printf 'bob cap_syslog\n' | staged s)
+  cd_nss check --config "$P" --confdir "$D" --staged "$f" --as "$D/15-new.conf"; want_rc 0
+  want_line "$OUT" "$P: ok, 4 rules, 0 warnings"
+  n=$(sweep_alloc check --config "$P" --confdir "$D" --staged "$f" --as "$D/10-x.conf"); echo "check --staged drop-in: $n" >&2
+  n=$(sweep_alloc check --config "$P" --confdir "$D" --staged "$f" --as "$D/15-new.conf"); echo "check --staged new drop-in: $n" >&2
+  n=$(sweep_alloc check --config "$P" --confdir "$D" --staged "$f"); echo "check --staged main: $n" >&2
 }
 
 # ---- edit ---------------------------------------------------------------------------------------

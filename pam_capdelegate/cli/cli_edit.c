@@ -85,25 +85,36 @@ static int wait_readable(int fd)
 
 /* ---- the editor ---------------------------------------------------------------------------- */
 
-/* @word as a path to run: itself when it has a '/', else found in $PATH. malloc'ed, or NULL. */
+/* @word as a path to run: itself when it has a '/', else found in $PATH. malloc'ed, or NULL
+ * with errno ENOENT (not found) or ENOMEM. */
 static char *find_program(const char *word)
 {
-	if (strchr(word, '/') != NULL)
-		return access(word, X_OK) == 0 ? strdup(word) : NULL;
+	char *found = NULL, *save = NULL;
+	if (strchr(word, '/') != NULL) {
+		if (access(word, X_OK) == 0)
+			found = strdup(word);
+		else
+			errno = ENOENT;
+		return found;
+	}
 	const char *path = getenv("PATH");
 	char *dirs = strdup(path != NULL && path[0] != '\0' ? path : "/usr/local/bin:/usr/bin:/bin");
-	char *found = NULL, *save = NULL;
+	int oom = dirs == NULL;
 	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d != NULL && found == NULL;
 	     d = strtok_r(NULL, ":", &save)) {
 		struct stat st;
-		if (asprintf(&found, "%s/%s", d, word) < 0)
+		if (asprintf(&found, "%s/%s", d, word) < 0) {
 			found = NULL;
-		else if (stat(found, &st) < 0 || !S_ISREG(st.st_mode) || access(found, X_OK) < 0) {
+			oom = 1;
+			break;
+		}
+		if (stat(found, &st) < 0 || !S_ISREG(st.st_mode) || access(found, X_OK) < 0) {
 			free(found);
 			found = NULL;
 		}
 	}
 	free(dirs);
+	errno = oom ? ENOMEM : found == NULL ? ENOENT : 0;
 	return found;
 }
 
@@ -165,7 +176,8 @@ static void editor_free(struct editor *e)
 }
 
 /* The first of $SUDO_EDITOR, $VISUAL, $EDITOR that names a program found (each one skipped
- * is said), else sensible-editor. -1 when there is none. */
+ * is said), else sensible-editor. -1 when there is none, or memory ran out: never another
+ * editor than the one asked for because of that. */
 static int choose_editor(struct editor *e)
 {
 	static const char *const vars[] = { "SUDO_EDITOR", "VISUAL", "EDITOR", NULL };
@@ -175,7 +187,12 @@ static int choose_editor(struct editor *e)
 			continue;
 		*e = (struct editor){ split_editor(cmd, &why), NULL, 0 };
 		if (e->argv != NULL && (e->path = find_program(e->argv[0])) == NULL)
-			why = "not found";
+			why = errno == ENOMEM ? "out of memory" : "not found";
+		if (e->path == NULL && strcmp(why, "out of memory") == 0) {
+			editor_free(e);
+			fputs("capdelegate: edit: out of memory: nothing edited\n", stderr);
+			return -1;
+		}
 		if (e->path != NULL) {
 			while (e->argv[e->nwords] != NULL)
 				e->nwords++;
@@ -276,15 +293,18 @@ struct edit_args {
 	const char *config, *confdir;
 };
 
-/* The whole policy with @after in place of the edited file: check's judgement. */
+/* The whole policy with @after in place of the edited file: check's judgement, and *syserr
+ * when the policy could not be read at all (memory, a read error): no fault of the text, so
+ * nothing to edit again. */
 static int judge(const struct edit_target *t, const struct edit_args *a,
-		 const struct cli_text *after, size_t *nrules, size_t *warnings)
+		 const struct cli_text *after, size_t *nrules, size_t *warnings, int *syserr)
 {
 	struct cd_stand_in s = { .dropin = t->dropin, .shown_path = t->copy_path,
 				 .text = after->bytes ? after->bytes : "", .len = after->len };
 	struct cd_policy pol;
 	int rc = cli_check_judge(&pol, a->config, a->confdir, &s, warnings);
 	*nrules = pol.nrules;
+	*syserr = pol.status == CD_POLICY_SYSERR;
 	cd_policy_free(&pol);
 	return rc;
 }
@@ -373,7 +393,11 @@ static int edit_loop(struct edit_target *t, const struct edit_args *a, const str
 			return untouched(t, t->existed ? "unchanged" : "empty, not created", CLI_OK);
 		}
 		size_t nrules, warnings;
-		int verdict = judge(t, a, &after, &nrules, &warnings);
+		int syserr, verdict = judge(t, a, &after, &nrules, &warnings, &syserr);
+		if (syserr) {
+			cli_text_free(&after);
+			return untouched(t, "the policy could not be read (said above)", CLI_ERROR);
+		}
 		int changed = verdict != CLI_ERROR ? edit_changed_meanwhile(t) : 0;
 		int rc = verdict != CLI_ERROR && changed == 0 && !got_signal ?
 			 install(t, &after, nrules, warnings) : changed < 0 ? CLI_ERROR : -1;

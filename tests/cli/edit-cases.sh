@@ -6,7 +6,7 @@ EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   check_staged_anywhere check_staged_hostile fault_alloc_staged
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
   edit_broken_left_untouched edit_changed_meanwhile edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
-  edit_prompt)
+  edit_prompt fault_alloc_edit)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -557,4 +557,43 @@ EXP
   rm -f "$CASE_DIR/once"
   run_exp intr; want_rc 200; no_text "$OUT" ": installed,"
   same_file "$P" "$before"; no_leftovers
+}
+
+# Every allocation of edit failed in turn (tests/cli/fault.c; the editor, edit_put.c, allocates
+# nothing): each run is an error (exit 2, said) or the unfaulted outcome, the drop-in is either
+# installed whole or not there, and nothing of edit's is left behind (the one other result
+# allowed: the same outcome with the core saying it lost some held messages). A drop-in 30-new.conf is
+# created by each run (removed before the next); a broken text is left untouched each time.
+t_fault_alloc_edit() {
+  need_root; command -v cc >/dev/null || skip "no C compiler for tests/cli/edit_put.c"
+  policy_dir; touch -d '-1 hour' "$P"
+  cc -O -o "$CASE_DIR/edit_put" "$HERE/edit_put.c"
+  exec </dev/null   # no question asked: this is no terminal
+  export SUDO_EDITOR="" VISUAL=""
+  local n text
+  for text in 'bob\ cap_kill' 'bob\ cap_bogus'; do
+    export EDITOR="$CASE_DIR/edit_put $text"
+    rm -f "$D/30-new.conf"; cd_fault edit --config "$P" --confdir "$D" 30-new
+    local ref_rc=$RC; cp "$OUT" "$CASE_DIR/ref"; cp "$ERR" "$CASE_DIR/ref.err"
+    case "$text" in *kill) [ "$ref_rc" -eq 0 ] ;; *) [ "$ref_rc" -eq 1 ] ;; esac || fail "unfaulted: exit $ref_rc"
+    for ((n = 1; n < 2000; n++)); do
+      rm -f "$D/30-new.conf"; CD_FAULT_ALLOC=$n cd_fault edit --config "$P" --confdir "$D" 30-new
+      no_leftovers
+      if [ -e "$D/30-new.conf" ]; then
+        [ "$(cat "$D/30-new.conf")" = "bob cap_kill" ] || fail "allocation $n: a part installed"
+      fi
+      [ -e "$FIRED" ] || break
+      if [ "$RC" -eq 2 ]; then
+        grep -q '^capdelegate: ' "$ERR" || fail "allocation $n: exit 2 with no message"
+        [ ! -e "$D/30-new.conf" ] || [ "$ref_rc" -eq 0 ] || fail "allocation $n: installed a broken text"
+      elif [ "$RC" -eq "$ref_rc" ] && cmp -s "$OUT" "$CASE_DIR/ref" && grep -q 'out of memory: some messages about the policy were lost' "$ERR"; then
+        :   # the core's held messages (cd_log_hold) lost, and said: the same outcome
+      elif [ "$RC" -ne "$ref_rc" ] || ! cmp -s "$OUT" "$CASE_DIR/ref" || ! cmp -s "$ERR" "$CASE_DIR/ref.err"; then
+        fail "allocation $n failed: exit $RC (unfaulted $ref_rc), another output"
+      fi
+    done
+    [ ! -e "$FIRED" ] || fail "more than 2000 allocations"
+    [ "$RC" -eq "$ref_rc" ] && cmp -s "$OUT" "$CASE_DIR/ref" || fail "not fired, yet another result"
+    echo "edit ($text): $((n - 1)) allocations" >&2
+  done
 }

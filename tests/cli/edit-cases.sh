@@ -1,6 +1,6 @@
 # edit-cases.sh: changing the policy safely (issue 20, part 1): check --staged and edit,
 # sourced by tests/cli/run.sh. Written from capdelegate(8), "check --staged" and "edit".
-# shellcheck shell=bash disable=SC2034
+# shellcheck shell=bash disable=SC2034,SC2016,SC2015
 
 EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   check_staged_anywhere check_staged_hostile fault_alloc_staged

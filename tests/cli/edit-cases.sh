@@ -71,6 +71,9 @@ t_check_staged_dropin() {
     want_text "$ERR" "--as '$as' is neither the policy file '$P' nor a drop-in NAME.conf of '$D'"
     no_text "$OUT" "ok,"
   done
+  # the drop-in directory named another way (a trailing '/', '..'): the same place
+  cd_nss check --config "$P" --confdir "$D/" --staged "$f" --as "$D/../capdelegate.d/30-c.conf"; want_rc 2
+  want_text "$ERR" "$f:2: unknown capability: 'cap_bogus'"
   # no drop-in directory at all: only the main file can be stood for
   cd_nss check --config "$P" --confdir "" --staged "$f" --as "$D/20-carol.conf"; want_rc 2
   want_text "$ERR" "is neither the policy file"
@@ -514,8 +517,8 @@ SH
 }
 
 # The question on a terminal (expect): errors named FILE:LINE, then (e) runs the editor again
-# on the admin's text, and a fixed text is installed; (x) leaves the file; ^C at the question
-# ends the edit with nothing left behind (capdelegate killed by it, as expect's 200 says).
+# on the admin's text, and a fixed text is installed; (x) leaves the file; ^C or SIGTERM at the
+# question ends the edit with nothing left behind (capdelegate killed by it: expect's 200).
 t_edit_prompt() {
   need_root; command -v expect >/dev/null || skip "expect not installed"
   policy_dir; local before
@@ -537,7 +540,7 @@ expect {
   "What now? (e)dit again, (x) leave the installed file untouched: " {}
   timeout { exit 102 }
 }
-if {$answer eq "intr"} { send "\003" } else { send "$answer\r" }
+if {$answer eq "intr"} { send "\003" } elseif {$answer eq "term"} { exec kill -TERM [exp_pid] } else { send "$answer\r" }
 expect {
   eof {}
   timeout { exec kill -KILL [exp_pid]; wait; exit 103 }
@@ -556,6 +559,9 @@ EXP
   same_file "$P" "$before"; no_leftovers
   rm -f "$CASE_DIR/once"
   run_exp intr; want_rc 200; no_text "$OUT" ": installed,"
+  same_file "$P" "$before"; no_leftovers
+  rm -f "$CASE_DIR/once"
+  run_exp term; want_rc 200; no_text "$OUT" ": installed,"
   same_file "$P" "$before"; no_leftovers
 }
 

@@ -375,42 +375,62 @@ static int install(struct edit_target *t, const struct cli_text *after, size_t n
 	return rc == 0 ? CLI_OK : CLI_ERROR;
 }
 
-/* Edit, judge, and install or ask, until one of them ends the edit. */
+/* What a round returns when the admin is to be asked: errors, or another's change meanwhile. */
+enum { ASK = -1 };
+
+static int same_text(const struct cli_text *a, const struct cli_text *b)
+{
+	return a->len == b->len && (a->len == 0 || memcmp(a->bytes, b->bytes, a->len) == 0);
+}
+
+/* The edited text @after: not installed again when unchanged, judged with the whole policy,
+ * installed when it has no errors and nobody changed the file meanwhile. */
+static int judge_and_install(struct edit_target *t, const struct edit_args *a,
+			     const struct cli_text *after)
+{
+	if (same_text(after, &t->before))
+		return untouched(t, t->existed ? "unchanged" : "empty, not created", CLI_OK);
+	size_t nrules, warnings;
+	int syserr, verdict = judge(t, a, after, &nrules, &warnings, &syserr);
+	if (syserr)
+		return untouched(t, "the policy could not be read (said above)", CLI_ERROR);
+	if (got_signal)
+		return CLI_ERROR;
+	if (verdict == CLI_ERROR) {
+		fputs("capdelegate: edit: ", stderr);
+		cli_text_escape(stderr, t->copy_path);
+		fputs(" (your text for ", stderr);
+		cli_text_escape(stderr, t->path);
+		fputs("): the policy has errors, the module would grant nothing\n", stderr);
+		return ASK;
+	}
+	int changed = edit_changed_meanwhile(t);
+	return changed < 0 ? CLI_ERROR : changed ? ASK : install(t, after, nrules, warnings);
+}
+
+/* One round: the editor, then its text judged and installed. An exit status, or ASK. */
+static int edit_round(struct edit_target *t, const struct edit_args *a, const struct editor *e)
+{
+	int status = run_editor(e, t->copy_path);
+	if (got_signal)
+		return CLI_ERROR;
+	if (editor_failed(t, status) < 0)
+		return CLI_WARN;
+	struct cli_text after;
+	if (edit_read_copy(t, &after) < 0)
+		return CLI_ERROR;
+	int rc = judge_and_install(t, a, &after);
+	cli_text_free(&after);
+	return rc;
+}
+
+/* Rounds until one ends the edit, or the admin does; without a terminal nobody is asked. */
 static int edit_loop(struct edit_target *t, const struct edit_args *a, const struct editor *e)
 {
 	for (;;) {
-		int status = run_editor(e, t->copy_path);
-		if (got_signal)
-			return CLI_ERROR;
-		if (editor_failed(t, status) < 0)
-			return CLI_WARN;
-		struct cli_text after;
-		if (edit_read_copy(t, &after) < 0)
-			return CLI_ERROR;
-		if (after.len == t->before.len &&
-		    (after.len == 0 || memcmp(after.bytes, t->before.bytes, after.len) == 0)) {
-			cli_text_free(&after);
-			return untouched(t, t->existed ? "unchanged" : "empty, not created", CLI_OK);
-		}
-		size_t nrules, warnings;
-		int syserr, verdict = judge(t, a, &after, &nrules, &warnings, &syserr);
-		if (syserr) {
-			cli_text_free(&after);
-			return untouched(t, "the policy could not be read (said above)", CLI_ERROR);
-		}
-		int changed = verdict != CLI_ERROR ? edit_changed_meanwhile(t) : 0;
-		int rc = verdict != CLI_ERROR && changed == 0 && !got_signal ?
-			 install(t, &after, nrules, warnings) : changed < 0 ? CLI_ERROR : -1;
-		cli_text_free(&after);
-		if (rc != -1 || got_signal)
-			return rc != -1 ? rc : CLI_ERROR;
-		if (!changed) {
-			fputs("capdelegate: edit: ", stderr);
-			cli_text_escape(stderr, t->copy_path);
-			fputs(" (your text for ", stderr);
-			cli_text_escape(stderr, t->path);
-			fputs("): the policy has errors, the module would grant nothing\n", stderr);
-		}
+		int rc = edit_round(t, a, e);
+		if (rc != ASK)
+			return rc;
 		if (!isatty(STDIN_FILENO))
 			return untouched(t, "no terminal to ask what to do", CLI_WARN);
 		int answer = ask();

@@ -461,7 +461,7 @@ int cli_audit_main(int argc, char **argv)
 		return CLI_ERROR;
 	/* A rejected policy grants nothing at login: audit on with no rules, and say so. */
 	enum cd_status st = cli_load_policy(&a.pol, a.config, a.confdir);
-	if (st == CD_POLICY_SYSERR && a.pol.path == NULL)
+	if (a.pol.path == NULL)
 		return CLI_ERROR;	/* memory ran out before the policy was read (said) */
 	/* No marks file declares nothing; one named by --marks must be there. */
 	enum cd_status mst = cli_load_marks(&a.marks, a.marks_path);

@@ -355,7 +355,7 @@ int cli_check_main(int argc, char **argv)
 	struct cd_policy pol;
 	size_t warnings;
 	int rc = cli_check_judge(&pol, a.config, a.confdir, a.staged ? &staged : NULL, &warnings);
-	if (pol.status == CD_POLICY_SYSERR && pol.path == NULL) {
+	if (pol.path == NULL) {
 		cli_text_free(&text);
 		return CLI_ERROR;	/* memory ran out before the policy was read (said) */
 	}

@@ -231,7 +231,7 @@ static int cli_explain_user(const char *name, const char *config, const char *co
 	struct cd_policy pol;
 	struct cd_grant g = { 0 };
 	enum cd_status st = cli_load_policy(&pol, config, confdir);
-	if (st == CD_POLICY_SYSERR && pol.path == NULL) {
+	if (pol.path == NULL) {
 		cd_user_free(&u);
 		return CLI_ERROR;	/* memory ran out before the policy was read (said) */
 	}

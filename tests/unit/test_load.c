@@ -148,6 +148,19 @@ int fstatfs(int fd, struct statfs *buf)
 	return rc;
 }
 
+static int strdup_fail_at;	/* nonzero: the Nth strdup from now fails with ENOMEM */
+
+char *strdup(const char *s)
+{
+	if (strdup_fail_at > 0 && --strdup_fail_at == 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	return d != NULL ? memcpy(d, s, n) : NULL;
+}
+
 /* ---- helpers ----------------------------------------------------------------------------- */
 
 static int setup(void **state)
@@ -159,6 +172,7 @@ static int setup(void **state)
 	open_renames[0] = NULL;
 	fake_fs_type = 0;
 	append_times = 0;
+	strdup_fail_at = 0;
 	return 0;
 }
 
@@ -264,6 +278,24 @@ static void test_directory_link_in_the_path(void **state)
 	free(real);
 	free(gw);
 	free(inner);
+}
+
+/* Memory running out as the load starts (the copy of the policy's path): nothing read, no
+ * rule kept, a status that is not OK, and the reason logged. */
+static void test_out_of_memory_before_reading(void **state)
+{
+	(void)state;
+	char *p = in_tmp("oom.conf");
+	put(p, "alice cap_net_raw\n");
+	struct cd_policy pol;
+	strdup_fail_at = 1;
+	enum cd_status st = load(&pol, p, NULL);
+	strdup_fail_at = 0;
+	assert_int_equal(st, CD_POLICY_SYSERR);
+	assert_int_equal(pol.nrules, 0);
+	expect_logged("out of memory before the policy was read: no capabilities granted");
+	cd_policy_free(&pol);
+	free(p);
 }
 
 /* ---- pseudo filesystems ------------------------------------------------------------------ */
@@ -568,6 +600,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_directory_link_in_the_path, setup),
 		cmocka_unit_test_setup(test_every_pseudo_fs_by_type, setup),
+		cmocka_unit_test_setup(test_out_of_memory_before_reading, setup),
 		cmocka_unit_test_setup(test_dropin_on_fuse, setup),
 		cmocka_unit_test_setup(test_real_pseudo_mounts, setup),
 		cmocka_unit_test_setup(test_readdir_fails_after_first_dropin, setup),

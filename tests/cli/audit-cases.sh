@@ -234,7 +234,16 @@ audit_diff() {
 for s in "${AUDIT_DIFF_SEEDS[@]}"; do eval "t_audit_diff_$s() { audit_diff $s; }"; done
 
 AUDIT_CASES=(
-  audit_path_forms audit_errors_listed audit_vanished audit_reopen_by_name audit_live_churn
+  audit_dot_names audit_path_forms audit_errors_listed audit_vanished audit_reopen_by_name audit_live_churn
   audit_deep
   audit_unknown_value audit_threads_option "${AUDIT_DIFF_SEEDS[@]/#/audit_diff_}"
 )
+
+# Only "." and ".." are not entries to read: a file named ".x" or "..x" is read like any other.
+t_audit_dot_names() {
+  need_root; local p t="$CASE_DIR/tree"; p=$(std_policy)
+  capfile "$t/.x" cap_net_raw=i; capfile "$t/..x" cap_net_raw=i; capfile "$t/.d/..y" cap_net_raw=i
+  cd_nss audit --config "$p" --confdir "" "$t"; want_rc 1
+  want_text "$OUT" "# scanned	2 directories	3 regular files	3 capability files"
+  for f in .x ..x .d/..y; do want_text "$OUT" "file	$t/$f	2	"; done
+}

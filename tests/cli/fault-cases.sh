@@ -6,7 +6,7 @@
 
 FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import fault_alloc_marks
   fault_strdup_targets fault_import_huge_group audit_descriptor_budget valgrind_import_check
-  fault_stat_ancestor)
+  fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -59,6 +59,7 @@ t_fault_alloc_audit() {
   need_root; local p t="$CASE_DIR/tree" n
   p=$(std_policy)
   capfile "$t/bin/ping" cap_net_raw=ep; capfile "$t/sub/dir/tool" cap_net_admin,cap_syslog=i
+  chmod 0775 "$t/sub"   # a writable-directory finding
   # an error in the reference too: a PATH that does not exist (its record must not be lost)
   n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" "$t" "$t/none"); echo "audit: $n" >&2
 }
@@ -173,4 +174,24 @@ t_fault_stat_ancestor() {
   [ -e "$FIRED" ] || fail "no fault"; want_rc 2
   want_line "$OUT" "error\t$t/sub\tcannot examine\tENOENT\tNo such file or directory"
   no_match "$OUT" "^vanished"
+}
+
+# capdelegate(8), audit --threads N: N threads walk the tree (each started once).
+t_audit_threads_started() {
+  need_root; local p t="$CASE_DIR/tree" n
+  p=$(std_policy); capfile "$t/a/tool" cap_net_raw=i; mkdir -p "$t/b" "$t/c"
+  for n in 1 3; do
+    CD_FAULT_THREADS="$CASE_DIR/threads" cd_fault audit --threads "$n" --config "$p" --confdir "" "$t"
+    want_rc 1; [ "$(cat "$CASE_DIR/threads")" -eq "$n" ] || fail "--threads $n: $(cat "$CASE_DIR/threads") threads"
+  done
+}
+
+# A PATH that is a file with capabilities, gone between reading its value and its stat (the
+# second stat of it here): vanished, listed, not an error, and the report goes on.
+t_fault_stat_vanished_root_file() {
+  need_root; local p t="$CASE_DIR/v"
+  p=$(std_policy); capfile "$t/tool" cap_net_raw=i
+  CD_FAULT_STAT="$t/tool:2" CD_FAULT_STAT_NTH=2 cd_fault audit --config "$p" --confdir "" "$t/tool"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 1
+  want_line "$OUT" "vanished\t$t/tool"; no_match "$OUT" "^error"
 }

@@ -11,17 +11,20 @@
  *   CD_FAULT_STRDUP=TEXT  the Kth strdup or strndup of exactly TEXT fails with ENOMEM, K from
  *                         CD_FAULT_NTH (default 1): one chosen allocation, where counting all
  *                         of them would depend on the tree or the threads.
- *   CD_FAULT_STAT=PATH:ERRNO  stat(2) of PATH fails with ERRNO (a number).
+ *   CD_FAULT_STAT=PATH:ERRNO  stat(2) of PATH fails with ERRNO (a number): every time, or
+ *                         only the Kth stat of PATH with CD_FAULT_STAT_NTH=K.
  *   CD_FAULT_FIRED=FILE   FILE is created when a fault fires.
  *   CD_FAULT_MAXFD=FILE   not a fault: the highest descriptor openat(2) returned is written
  *                         to FILE at exit (descriptors are allocated lowest first, so it
  *                         follows how many the program held at once).
+ *   CD_FAULT_THREADS=FILE not a fault either: how many threads pthread_create started, at exit.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -151,8 +154,11 @@ int stat(const char *path, struct stat *st)
 {
 	const char *spec = getenv("CD_FAULT_STAT");
 	const char *colon = spec != NULL ? strrchr(spec, ':') : NULL;
+	static atomic_long stats;
+	const char *nth = getenv("CD_FAULT_STAT_NTH");
 	if (colon != NULL && strlen(path) == (size_t)(colon - spec) &&
-	    strncmp(path, spec, colon - spec) == 0) {
+	    strncmp(path, spec, colon - spec) == 0 &&
+	    (atomic_fetch_add(&stats, 1) + 1 == (nth != NULL ? atol(nth) : atomic_load(&stats)))) {
 		fired();
 		errno = atoi(colon + 1);
 		return -1;
@@ -180,12 +186,31 @@ int openat(int dirfd, const char *path, int flags, ...)
 	return fd;
 }
 
-__attribute__((destructor)) static void write_maxfd(void)
+static atomic_int threads;
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-	const char *f = getenv("CD_FAULT_MAXFD");
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
+	int rc = real(t, attr, fn, arg);
+	if (rc == 0)
+		atomic_fetch_add(&threads, 1);
+	return rc;
+}
+
+static void write_count(const char *var, int n)
+{
+	const char *f = getenv(var);
 	FILE *out = f != NULL ? fopen(f, "we") : NULL;
 	if (out != NULL) {
-		fprintf(out, "%d\n", atomic_load(&maxfd));
+		fprintf(out, "%d\n", n);
 		fclose(out);
 	}
+}
+
+__attribute__((destructor)) static void write_counts(void)
+{
+	write_count("CD_FAULT_MAXFD", atomic_load(&maxfd));
+	write_count("CD_FAULT_THREADS", atomic_load(&threads));
 }

@@ -256,6 +256,7 @@ import_diff() {
 for s in "${IMPORT_DIFF_SEEDS[@]}"; do eval "t_import_diff_$s() { import_diff $s; }"; done
 
 IMPORT_CASES=(
+  import_comments_only
   import_debian_example import_manpage_shapes import_first_match_vs_union
   import_all_ambient_bounding import_long_line import_pam_cap_words import_nul_and_outage import_errors
   import_two_groups_any_membership import_group_then_user import_bare_word_group_pair
@@ -263,3 +264,11 @@ IMPORT_CASES=(
   import_accident_lookup_outage
   "${IMPORT_DIFF_SEEDS[@]/#/import_diff_}"
 )
+
+# A file with no rule translates to its comments; the note on pam_cap's columns is about
+# rules, so it is not given.
+t_import_comments_only() {
+  local p; p=$(printf '# only a comment\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 0
+  want_line "$OUT" "# only a comment"; no_text "$ERR" "pam_cap's columns"
+}

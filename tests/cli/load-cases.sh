@@ -18,6 +18,10 @@ t_check_recent_edit_note() {
   cd_nss check --config "$p" --confdir "$d"; want_rc 0
   want_text "$ERR" "note: $d/10-bob.conf: modified "; no_text "$ERR" "note: $p: modified"
   [ "$(count_lines "$ERR" 'modified')" -eq 1 ] || fail "want one note"
+  # the newest by time, not the last read: the drop-in older, the main file just written
+  touch -d '-11 minutes' "$d/10-bob.conf"; touch "$p"
+  cd_nss check --config "$p" --confdir "$d"; want_rc 0
+  want_text "$ERR" "note: $p: modified "; no_text "$ERR" "10-bob.conf: modified"
   ln -s "$p" "$CASE_DIR/link.conf"; touch "$p"
   cd_nss check --config "$CASE_DIR/link.conf" --confdir ""; want_rc 0
   want_text "$ERR" "note: $p: modified "

@@ -397,9 +397,12 @@ t_audit_finding_nosuid() {
   mkdir -p "$t"
   mount -t tmpfs -o nosuid,size=1m capdelegate-test "$t" 2>/dev/null || skip "cannot mount a tmpfs here"
   capfile "$t/ping_i" cap_net_raw=i 2>/dev/null || { umount "$t"; skip "tmpfs here keeps no security.capability"; }
+  capfile "$t/ping_p" cap_net_raw=p   # fP too is ignored at exec there: no fP finding
   cd_nss audit --config "$p" "$CASE_DIR" || true
   umount "$t"
-  want_text "$OUT" "finding	nosuid	$t/ping_i	cap_net_raw	"
+  want_line "$OUT" "finding\tnosuid\t$t/ping_i\tcap_net_raw\tfile is on a nosuid mount: its capabilities are ignored at exec"
+  want_line "$OUT" "finding\tnosuid\t$t/ping_p\tcap_net_raw\tfile is on a nosuid mount: its capabilities are ignored at exec"
+  no_match "$OUT" "^finding	(permitted|fP-bypass)	$t/ping_p"
   want_line "$OUT" "file\t$t/ping_i\t2\tnone\tcap_net_raw\tno\t-\tnosuid mount"
   no_text "$OUT" "gain	alice	$t/ping_i"
 }

@@ -59,9 +59,11 @@ t_fault_alloc_audit() {
   need_root; local p t="$CASE_DIR/tree" n
   p=$(std_policy)
   capfile "$t/bin/ping" cap_net_raw=ep; capfile "$t/sub/dir/tool" cap_net_admin,cap_syslog=i
-  chmod 0775 "$t/sub"   # a writable-directory finding
-  # an error in the reference too: a PATH that does not exist (its record must not be lost)
-  n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" "$t" "$t/none"); echo "audit: $n" >&2
+  chmod 0777 "$t/sub"   # a writable-directory finding
+  n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" "$t"); echo "audit: $n" >&2
+  # an error in the reference: a PATH that does not exist (its record must not be lost); apart,
+  # since its exit 2 would hide any other loss
+  n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" "$t/none" "$t/bin"); echo "audit with an error: $n" >&2
 }
 
 t_fault_alloc_import() {

@@ -817,6 +817,8 @@ t_bad_option_escaped() {
   cd_run check "$(printf -- '--x\033[2J\342\200\256')"; want_rc 2
   want_text "$ERR" "capdelegate: check: bad option '--x\\x1b[2J\\xe2\\x80\\xae'"
   cd_run explain alice --config; want_rc 2; want_text "$ERR" "explain: bad option '--config'"
+  # a bad short option inside a cluster is named alone, not by the word around it
+  cd_run check -xc foo; want_rc 2; want_text "$ERR" "check: bad option '-x' (unknown"
   cd_run audit "$(printf -- '--\033[2J\342\200\256')"; want_rc 2
   no_text "$ERR" "$(printf '\033')"; no_text "$ERR" "$(printf '\342\200\256')"
 }

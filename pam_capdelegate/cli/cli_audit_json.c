@@ -5,15 +5,17 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_audit.h"
 #include "cli_common.h"
 #include "cli_out.h"
 
 /* 2: fP, fI and fE of a value the kernel will not show are null (unknown), no longer empty;
- * scan.vanished, errors[] and vanished[] added. */
-#define SCHEMA_VERSION 2
+ * scan.vanished, errors[] and vanished[] added. 3: host and host_hex added (report). */
+#define SCHEMA_VERSION 3
 
 /* "key": "text", "key_hex": "bytes" - the string for people, the hex for exact bytes. */
 static void json_name(FILE *out, const char *key, const char *s)
@@ -183,7 +185,15 @@ static void json_problems(FILE *out, const struct cli_scan *scan)
 
 void cli_audit_print_json(FILE *out, const struct cli_audit *a)
 {
-	fprintf(out, "{\"version\":%d,\"bounding\":", SCHEMA_VERSION);
+	/* The host's name, so that `capdelegate report` can tell a fleet's files apart. The
+	 * kernel's limit is HOST_NAME_MAX; POSIX leaves a truncated name unterminated. */
+	char host[HOST_NAME_MAX + 1] = "";
+	if (gethostname(host, sizeof(host)) != 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	fprintf(out, "{\"version\":%d,", SCHEMA_VERSION);
+	json_name(out, "host", host);
+	fputs(",\"bounding\":", out);
 	cli_json_caps(out, a->bound);
 	fputc(',', out);
 	json_policy(out, a);

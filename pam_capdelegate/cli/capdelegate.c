@@ -31,6 +31,7 @@ static const char usage[] =
 	"  marks check [--marks FILE] [--json]            declared file marks against the files\n"
 	"  marks apply [--marks FILE] [--dry-run] [--quiet]\n"
 	"                                                 set the declared marks, log each change\n"
+	"  report  [--json|--tsv] FILE...                 a fleet's audit --json files in one view\n"
 	"  decode  HEX                                    decode a raw security.capability value\n"
 	"  import-pam-cap [FILE]                          translate pam_cap's capability.conf\n"
 	"  help                                           this text\n"
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
 		{ "check", cli_check_main }, { "explain", cli_explain_main },
 		{ "audit", cli_audit_main }, { "decode", cli_decode_main },
 		{ "import-pam-cap", cli_import_main }, { "marks", cli_marks_main },
-		{ "edit", cli_edit_main },
+		{ "edit", cli_edit_main }, { "report", cli_report_main },
 	};
 	if (argc < 2) {
 		fputs(usage, stderr);

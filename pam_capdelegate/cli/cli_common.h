@@ -71,6 +71,7 @@ int cli_decode_main(int argc, char **argv);
 int cli_import_main(int argc, char **argv);
 int cli_marks_main(int argc, char **argv);
 int cli_edit_main(int argc, char **argv);
+int cli_report_main(int argc, char **argv);
 
 /* The symbolic name of an errno value ("EACCES"), for error records. */
 const char *cli_errno_name(int err);

@@ -40,6 +40,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/usability-cases.sh"
 # shellcheck source=tests/cli/edit-cases.sh
 . "$HERE/edit-cases.sh"
+# shellcheck source=tests/cli/report-cases.sh
+. "$HERE/report-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -1041,7 +1043,7 @@ CASES=(
   explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
   audit_confdir audit_capfile_owned_by_user audit_unused_grant_ignored_file oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"
-  "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${FAULT_CASES[@]}"
+  "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${REPORT_CASES[@]}" "${FAULT_CASES[@]}"
 )
 
 run_case() {

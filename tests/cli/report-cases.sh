@@ -1,0 +1,200 @@
+# report-cases.sh: `capdelegate report FILE...`, the fleet view of many hosts' `audit --json`
+# (sourced by run.sh). Every fixture is made by the real `capdelegate audit --json` on a
+# fixture tree, each "host" in its own UTS namespace (unshare --uts, hostname), then cut,
+# broken or edited by hand for the hostile inputs.
+
+REPORT_CASES=(
+  report_audit_records_host report_two_hosts report_drift_and_errors report_bad_inputs
+  report_odd_host_name report_missing_host report_usage
+)
+
+# host_audit NAME POLICY ARGS...: audit --json as host NAME; prints the JSON file's path.
+host_audit() {
+  local name=$1 pol=$2 f="$CASE_DIR/$1.json"; shift 2
+  unshare --uts -- sh -c 'hostname "$1" && shift && exec "$@"' sh "$name" \
+    "$BIN" audit --json --config "$pol" "$@" >"$f" || [ $? -le 2 ]
+  echo "$f"
+}
+
+# Two hosts whose policies differ: alice has cap_sys_time more on web2, bob a line on web2
+# only; @netops the same on both.
+report_hosts() {
+  local t="$CASE_DIR/tree" p1 p2
+  capfile "$t/ping" cap_net_raw=i; capfile "$t/adm" cap_net_admin=i
+  p1=$(policy web1 <<'P'
+alice    cap_net_raw
+@netops  cap_net_raw, cap_net_admin
+P
+)
+  p2=$(policy web2 <<'P'
+alice    cap_net_raw, cap_sys_time
+@netops  cap_net_admin, cap_net_raw
+bob      cap_net_raw
+P
+)
+  H1=$(host_audit web1 "$p1" "$t"); H2=$(host_audit web2 "$p2" "$t")
+}
+
+need_unshare() { need_root; unshare --uts true 2>/dev/null || skip "no UTS namespace (unshare --uts)"; }
+
+# audit --json records the host's name, as gethostname gives it, and its bytes in hex.
+t_report_audit_records_host() {
+  need_unshare; local p; p=$(policy <<<"alice cap_net_raw")
+  local f; f=$(host_audit web1 "$p" "$CASE_DIR")
+  python3 - "$f" <<'PY' || fail "host field"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == 3, d["version"]
+assert d["host"] == "web1" and d["host_hex"] == b"web1".hex(), (d["host"], d["host_hex"])
+PY
+}
+
+t_report_two_hosts() {
+  need_unshare; report_hosts
+  cd_run report "$H1" "$H2"; want_rc 1
+  want_line "$OUT" "host\tweb1\t$H1\thost-field"
+  want_line "$OUT" "host\tweb2\t$H2\thost-field"
+  want_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb1"
+  want_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb2"
+  want_line "$OUT" "grant\tcap_sys_time\tuser\talice\tweb2"
+  no_line "$OUT" "grant\tcap_sys_time\tuser\talice\tweb1"
+  want_line "$OUT" "grant\tcap_net_admin\tgroup\t@netops\tweb1"
+  # side by side, one field per host; the lines of @netops say the same in another order
+  want_line "$OUT" "differs\tuser\talice\tweb1=cap_net_raw\tweb2=cap_net_raw,cap_sys_time"
+  want_line "$OUT" "differs\tuser\tbob\tweb1=-\tweb2=cap_net_raw"
+  no_text "$OUT" "@netops	web1="
+  [ "$(count_lines "$OUT" '^differs')" -eq 2 ] || fail "differs records"
+  no_match "$OUT" '^(drift|error)'
+  [ ! -s "$ERR" ] || fail "stderr not empty"
+  # the same host twice agrees with itself: nothing to warn about
+  cd_run report "$H1" "$H1"; want_rc 0
+  no_match "$OUT" '^differs'
+  cd_tty report "$H1" "$H2"; want_rc 1
+  want_text "$OUT" "== Subjects whose policy lines differ between hosts"
+  want_line "$OUT" "KIND  SUBJECT  web1         web2"
+  want_line "$OUT" "user  alice    cap_net_raw  cap_net_raw,cap_sys_time"
+  cd_run report --json "$H1" "$H2"; want_rc 1
+  python3 - "$OUT" <<'PY' || fail "JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [h["host"] for h in d["hosts"]] == ["web1", "web2"], d["hosts"]
+g = {(x["capability"], x["subject"]): [h["host"] for h in x["hosts"]] for x in d["grants"]}
+assert g[("cap_sys_time", "alice")] == ["web2"] and g[("cap_net_raw", "alice")] == ["web1", "web2"], g
+diff = {x["subject"]: [h["caps"] for h in x["hosts"]] for x in d["differs"]}
+assert diff == {"alice": [["cap_net_raw"], ["cap_net_raw", "cap_sys_time"]], "bob": [None, ["cap_net_raw"]]}, diff
+assert d["drift"] == [] and d["errors"] == [] and d["rejected"] == []
+PY
+}
+
+# Drifted marks are listed with their host (exit 1); an error-level finding too (exit 2).
+t_report_drift_and_errors() {
+  need_unshare; local t="$CASE_DIR/tree" p m a b c
+  capfile "$t/ping" cap_net_raw=i
+  p=$(policy <<<"alice cap_net_raw")
+  m=$(printf '%s\n' "$t/ping cap_net_admin=i" | policy marks)
+  a=$(host_audit db1 "$p" --marks "$m" "$t"); b=$(host_audit db2 "$p" "$t")
+  cd_run report "$a" "$b"; want_rc 1
+  want_text "$OUT" "$(printf 'drift\tdb1\tmark-differs\t%s\t' "$t/ping")"
+  no_match "$OUT" $'^drift\tdb2'
+  no_match "$OUT" '^error'
+  capfile "$t/bypass" cap_net_raw=ep
+  c=$(host_audit db3 "$p" "$t")
+  cd_run report "$b" "$c"; want_rc 2
+  want_text "$OUT" "$(printf 'error\tdb3\tfP-bypass\t%s\t' "$t/bypass")"
+  no_match "$OUT" $'^error\tdb2'
+  cd_run report --json "$a" "$c"; want_rc 2
+  python3 - "$OUT" <<'PY' || fail "JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [(x["host"], x["id"]) for x in d["drift"]] == [("db1", "mark-differs")], d["drift"]
+assert [(x["host"], x["id"]) for x in d["errors"]] == [("db3", "fP-bypass")], d["errors"]
+PY
+}
+
+# Each bad file is named with why (exit 2); the good one is still reported.
+t_report_bad_inputs() {
+  need_unshare; report_hosts
+  local d="$CASE_DIR/bad"; mkdir -p "$d"
+  head -c 200 "$H2" >"$d/truncated"
+  sed 's/"bounding"/"bounding",,/' "$H2" >"$d/malformed"
+  { cat "$H2"; echo '{}'; } >"$d/garbage"
+  { cat "$H2"; printf '\0{}'; } >"$d/garbage0"
+  python3 -c 'print("{\"version\":3,\"a\":" + "[" * 5000 + "]" * 5000 + "}")' >"$d/deep"
+  sed 's/"host":"web2"/"host":"we\\u0000b2"/' "$H2" >"$d/nul"
+  sed 's/"kind":"user"/"kind":7/' "$H2" >"$d/shape"
+  truncate -s 65M "$d/huge"
+  printf '{"version":3,"host":"\xff"}' >"$d/utf8"
+  : >"$d/empty"
+  cd_run report "$H1" "$d/truncated" "$d/malformed" "$d/garbage" "$d/garbage0" "$d/deep" "$d/nul" \
+    "$d/shape" "$d/huge" "$d/utf8" "$d/empty" "$d"; want_rc 2
+  want_line "$ERR" "capdelegate: report: $d/truncated: rejected, not reported: byte 200: truncated: the document does not end"
+  want_text "$ERR" "capdelegate: report: $d/malformed: rejected, not reported: "
+  local n; n=$(stat -c %s "$H2")
+  want_line "$ERR" "capdelegate: report: $d/garbage: rejected, not reported: byte $n: unexpected character"
+  want_line "$ERR" "capdelegate: report: $d/garbage0: rejected, not reported: byte $n: more after the document (trailing garbage)"
+  want_line "$ERR" "capdelegate: report: $d/deep: rejected, not reported: byte 32: nesting too deep"
+  want_line "$ERR" "capdelegate: report: $d/nul: rejected, not reported: host: not a string"
+  want_line "$ERR" "capdelegate: report: $d/shape: rejected, not reported: policy.rules[]: an entry without kind, subject and caps"
+  want_line "$ERR" "capdelegate: report: $d/huge: rejected, not reported: larger than 64 MiB: not an audit"
+  want_text "$ERR" "capdelegate: report: $d/utf8: rejected, not reported: "
+  want_line "$ERR" "capdelegate: report: $d/empty: rejected, not reported: byte 0: truncated: the document does not end"
+  want_line "$ERR" "capdelegate: report: $d: rejected, not reported: not a regular file"
+  [ "$(wc -l <"$ERR")" -eq 11 ] || fail "one line per bad file"
+  want_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb1"
+  no_text "$OUT" "web2"
+  cd_run report --json "$d/garbage" "$H1"; want_rc 2
+  python3 - "$OUT" "$d/garbage" <<'PY' || fail "JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [x["file"] for x in d["rejected"]] == [sys.argv[2]] and len(d["hosts"]) == 1, d
+PY
+}
+
+# A host name of odd bytes (escape sequence, tab, not UTF-8) is escaped in table and TSV, and
+# exact (host_hex) in valid JSON.
+t_report_odd_host_name() {
+  need_unshare; local p f t="$CASE_DIR/tree"; p=$(policy <<<"alice cap_net_raw")
+  capfile "$t/ping" cap_net_raw=i
+  f="$CASE_DIR/odd.json"
+  unshare --uts -- python3 -c '
+import os, socket, sys
+socket.sethostname(b"h\x1b[31m\tx\xff")
+os.execv(sys.argv[1], sys.argv[1:])' "$BIN" audit --json --config "$p" "$t" >"$f" || [ $? -le 2 ]
+  cd_run report "$f"; want_rc 0
+  want_line "$OUT" 'grant\tcap_net_raw\tuser\talice\th\\x1b[31m\\x09x\\xff'
+  no_text "$OUT" $'\x1b'
+  cd_tty report "$f"; want_rc 0
+  want_text "$OUT" 'h\x1b[31m\x09x\xff'
+  no_text "$OUT" $'\x1b'
+  cd_run report --json "$f"; want_rc 0
+  python3 - "$OUT" <<'PY' || fail "JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+h = d["hosts"][0]
+assert bytes.fromhex(h["host_hex"]) == b"h\x1b[31m\tx\xff", h
+assert h["host"] == "h\x1b[31m\tx\ufffd", h
+PY
+  no_text "$OUT" $'\x1b'
+}
+
+# Without a host field, the file name stands for the host, and report says so.
+t_report_missing_host() {
+  need_unshare; report_hosts
+  local f="$CASE_DIR/old.json"
+  python3 - "$H2" "$f" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); del d["host"]; del d["host_hex"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+  cd_run report "$H1" "$f"; want_rc 1
+  want_line "$ERR" "capdelegate: report: $f: no host name recorded (an audit before version 3?): the file name stands for the host"
+  want_line "$OUT" "host\t$f\t$f\tfile-name"
+  want_line "$OUT" "grant\tcap_sys_time\tuser\talice\t$f"
+}
+
+t_report_usage() {
+  cd_run report; want_rc 2; want_text "$ERR" "usage: capdelegate report"
+  cd_run report --help; want_rc 0; want_text "$OUT" "usage: capdelegate report"
+  cd_run report --bogus x; want_rc 2
+  cd_run help; want_text "$OUT" "report  [--json|--tsv] FILE..."
+}

@@ -426,11 +426,12 @@ SH
 await() { local i; for i in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.05; done; fail "no $1"; }
 
 # Two editors of one file: the second is refused while the first holds the lock, naming its
-# pid; the first one's edit is installed.
+# pid; the first one's edit is installed. The slow editors wait for "go" 10 s at most: a case
+# that fails before it says go (a mutant) must not leave them looping after its directory is gone.
 t_edit_lock_held() {
   need_root; policy_dir; local first
   ED=$(editor slow <<SH
-touch "$CASE_DIR/editing"; while [ ! -e "$CASE_DIR/go" ]; do sleep 0.05; done
+touch "$CASE_DIR/editing"; for _ in \$(seq 200); do [ ! -e "$CASE_DIR/go" ] || break; sleep 0.05; done
 printf 'bob cap_kill\n' >>"\$f"
 SH
 )
@@ -449,7 +450,7 @@ SH
   # another file of the policy has its own lock
   rm -f "$CASE_DIR/editing" "$CASE_DIR/go"
   ED=$(editor slow2 <<SH
-touch "$CASE_DIR/editing"; while [ ! -e "$CASE_DIR/go" ]; do sleep 0.05; done
+touch "$CASE_DIR/editing"; for _ in \$(seq 200); do [ ! -e "$CASE_DIR/go" ] || break; sleep 0.05; done
 SH
 )
   EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >/dev/null 2>&1 & first=$!

@@ -751,6 +751,18 @@ static void test_maxsize_option(void **state)
 	expect_log(&o, "policy=unsafe");
 	run("mbig", "alice", NULL, session, &o);
 	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	/* at most 64 MiB (pam_capdelegate(8)): one byte more is a malformed option, logged and
+	 * ignored (the default 1 MiB applies); 64 MiB itself is taken */
+	service("mhuge", policy, "session required MOD maxsize=67108865\n");
+	run("mhuge", "alice", NULL, session, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	expect_log(&o, "maxsize=67108865");
+	expect_log(&o, "keeping the default maxsize (1 MiB)");
+	service("mmax", policy, "session required MOD maxsize=67108864\n");
+	run("mmax", "alice", NULL, session, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	if (strstr(o.log, "keeping the default maxsize") != NULL)
+		fail_msg("maxsize=67108864 (64 MiB) refused\n%s", o.log);
 }
 
 /* A user line names one account, whole: "alice2" and "alic" are not "alice". */

@@ -93,6 +93,10 @@ struct import {
 	size_t differences;
 	int failed;		/* out of memory */
 	int nss_failed;		/* a lookup failed: the translation depends on it */
+	/* A bare word's text after its first byte names a group: pam_cap before the fix of
+	 * CVE-2025-1390 matches its members there, fixed versions (Debian 12's libpam-cap
+	 * 1:2.66-4+deb12u3 among them) do not. No translation holds for both. */
+	int version_dependent;
 };
 
 static void where(const struct import *im, const char *kind, size_t line)
@@ -411,12 +415,18 @@ static void accident(struct import *im, struct pc_rule *r, const struct pc_atom 
 	print_word(stderr, word);
 	if (a->kind == PC_STAR)
 		fputs(" matches everyone under pam_cap", stderr);
-	else {
-		fprintf(stderr, " also matches the %s ", a->kind == PC_USER ? "user" : "members of group");
+	else if (a->kind == PC_USER) {
+		fputs(" also matches the user ", stderr);
 		cli_print_name(stderr, a->name);
-		fputs(a->kind == PC_USER ? " (NSS knows it)" :
-		      " under pam_cap (it compares a word's text after the first byte with the user's "
-		      "groups; NSS knows the group)", stderr);
+		fputs(" (NSS knows it)", stderr);
+	} else {
+		fputs(" also matches the members of group ", stderr);
+		cli_print_name(stderr, a->name);
+		fputs(" under some versions of pam_cap (before the fix of CVE-2025-1390 it compares "
+		      "a word's text after the first byte with the user's groups; NSS knows the "
+		      "group)", stderr);
+		if (word[0] != '@')
+			im->version_dependent = 1;
 	}
 	fputs(": the translation gives no line for it\n", stderr);
 	record_atom(im, r, a, word, 0);
@@ -967,7 +977,13 @@ static int import_run(struct import *im)
 		fputs("capdelegate: error: out of memory: nothing translated\n", stderr);
 		return CLI_ERROR;
 	}
-	if (rc < 0 || im->nss_failed || check_translation(im, &pol) < 0) {
+	if (rc == 0 && im->version_dependent) {
+		where(im, "error", 0);
+		fputs("what pam_cap gives the members of these groups depends on its version: nothing "
+		      "translated (write those lines by hand, see capdelegate(8))\n", stderr);
+		return CLI_ERROR;
+	}
+		if (rc < 0 || im->nss_failed || check_translation(im, &pol) < 0) {
 		cd_policy_free(&pol);
 		return CLI_ERROR;
 	}

@@ -181,13 +181,15 @@ static int add_gid_names(struct cd_user *u, size_t *alloc, const gid_t *gids, in
 	return rc;
 }
 
-static int is_member(const struct group *gr, const char *user, const gid_t *gids, int ngids)
+static int is_member(const struct group *gr, const struct cd_user *u, const gid_t *gids, int ngids)
 {
+	if (gr->gr_gid == u->gid)	/* the primary group, even where getgrouplist left it out */
+		return 1;
 	for (int i = 0; i < ngids; i++)
 		if (gids[i] == gr->gr_gid)
 			return 1;
 	for (char **m = gr->gr_mem; m != NULL && *m != NULL; m++)
-		if (strcmp(*m, user) == 0)
+		if (strcmp(*m, u->name) == 0)
 			return 1;
 	return 0;
 }
@@ -226,7 +228,7 @@ static int check_policy_groups(struct cd_user *u, size_t *alloc, const struct cd
 		if (found < 0) {
 			note_failure(u, "group", names[i]);
 			rc = -1;
-		} else if (found && is_member(&gr, u->name, gids, ngids) &&
+		} else if (found && is_member(&gr, u, gids, ngids) &&
 			   !has_group(u, gr.gr_name) && add_group(u, alloc, gr.gr_name) < 0) {
 			rc = -1;
 		}

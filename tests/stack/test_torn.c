@@ -287,6 +287,7 @@ static void worker(int w, long logins, int out, int ready)
 		char failed[200];
 		int rc = transaction(users[u], &inh, failed, sizeof(failed));
 		char *log = log_since(lfd, &from);
+
 		if (rc < 0) {
 			if (c.errors++ == 0)
 				snprintf(c.error, sizeof(c.error), "%.200s; log: %.80s", failed,
@@ -333,6 +334,7 @@ static void test_torn_policy_never_grants(void **state)
 	const char *env = getenv("CD_TORN_LOGINS");
 	long total = env ? atol(env) : 5000;
 	assert_true(total >= WORKERS);
+	free(policy);	/* a failed earlier run of a test leaves its own */
 	policy = in_work("torn.conf");
 	assert_int_equal(write_file(policy, versions[0].chunks[0], 0644), 0);
 	write_service(policy);
@@ -409,6 +411,7 @@ static void test_torn_policy_never_grants(void **state)
 		if (sum.version[v] == 0)
 			fail_msg("no login was granted version %c", 'A' + v);
 	free(policy);
+	policy = NULL;
 	munmap(wstats, sizeof(*wstats));
 }
 
@@ -418,6 +421,7 @@ static void test_torn_policy_never_grants(void **state)
 static void test_never_at_rest_refused(void **state)
 {
 	need_root(state);
+	free(policy);
 	policy = in_work("restless.conf");
 	assert_int_equal(write_file(policy, "alice cap_chown\n", 0644), 0);
 	char *svc = in_work("services/torn"), *text;
@@ -478,6 +482,7 @@ static void test_never_at_rest_refused(void **state)
 		fail_msg("CapInh %llx; log:\n%s", inh, log);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	free(policy);
+	policy = NULL;
 	free(logpath);
 }
 

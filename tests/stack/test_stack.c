@@ -801,6 +801,11 @@ static void test_primary_group_membership(void **state)
 	expect_grant("primary", "bob", NULL, BIT(CAP_KILL), "user=bob granted=cap_kill via=default");
 	policy_service("primary-none", "@lab none\n* cap_kill\n", 0644, "");
 	expect_grant("primary-none", "henry", NULL, 0, "user=henry granted=none via=group");
+	/* getgrouplist leaves the primary gid out (the group unreachable by gid, as nss_fault
+	 * does for a name no group has) while the lookup by name answers: still his group (the
+	 * policy model found the module granting nothing there, with no reason logged). */
+	struct prep gid_down = { .env = { "CD_FAULT_GROUPS=nosuchgroup:2005" } };
+	expect_grant("primary", "henry", &gid_down, BIT(CAP_NET_RAW), "user=henry granted=cap_net_raw via=group");
 }
 
 /* A '$' inside a name: written \044 in the policy, matched against NSS's svc$acct, and logged

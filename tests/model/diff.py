@@ -462,7 +462,8 @@ class Login:
 
 def fault_names(fault, var):
     """The names an nss_fault.so variable lists (NAME or NAME:GID, comma-separated)."""
-    return {w.split(":")[0].encode() for w in fault.get(var, "").split(",") if w}
+    return {w.split(":")[0].encode("utf-8", "surrogateescape")
+            for w in fault.get(var, "").split(",") if w}
 
 
 def compare_pam(policy, login, res, paths):
@@ -711,13 +712,15 @@ def make_fault(rnd, users, groups):
     or a case-insensitive backend (logins typed in another case)."""
     r = rnd.random()
     if r < 0.06:
-        g = rnd.choice(groups)
+        # nss_fault.so's list is NAME:GID,...: a name with ',' or ':' cannot be listed; the
+        # name's own bytes go into the environment (surrogateescape), not a re-encoding of them
+        g = rnd.choice([g for g in groups if b"," not in g.name and b":" not in g.name] or groups)
         COVER["NSS: a group unreachable"] += 1
-        return {"CD_FAULT_GROUPS": "%s:%d" % (g.name.decode("latin-1"), g.gid)}
+        return {"CD_FAULT_GROUPS": "%s:%d" % (g.name.decode("utf-8", "surrogateescape"), g.gid)}
     if r < 0.09:
         u = rnd.choice([u for u in users if b"," not in u.name])
         COVER["NSS: a user's lookup fails"] += 1
-        return {"CD_FAULT_USERS": u.name.decode("latin-1")}
+        return {"CD_FAULT_USERS": u.name.decode("utf-8", "surrogateescape")}
     if r < 0.13:
         COVER["NSS: case-insensitive backend"] += 1
         return {"CD_FAULT_CASEFOLD": "1"}

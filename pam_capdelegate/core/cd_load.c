@@ -356,7 +356,6 @@ static const char *not_a_dropin(const char *name, unsigned char type)
 	return "no .conf suffix (drop-ins are NAME.conf)";
 }
 
-/* One more entry not read. -1 when memory runs out. */
 static int by_bytes(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -394,6 +393,7 @@ static int add_stand_in_name(struct parser *p, char ***names, size_t *n)
 	return 0;
 }
 
+/* One more entry not read. -1 when memory runs out. */
 static int skip_entry(struct cd_policy *pol, const char *name, const char *why)
 {
 	struct cd_skipped *more = realloc(pol->ignored, (pol->nignored + 1) * sizeof(*more));

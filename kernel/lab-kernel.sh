@@ -6,27 +6,47 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(dirname "$HERE")"
 CACHE="${LAB_CACHE:-${CAPDELEGATE_CACHE:-$ROOT/.cache}}"
-K="$CACHE/kernel"                 # everything of ours lives here
-SRC="$K/linux-source-6.1"         # unpacked tree, series applied in place
+TREES=(6.1 6.12)                  # Debian 12's linux-source-* packages; 6.1 is the design's tree
+
+# --tree T (anywhere in the arguments) picks the tree; default 6.1.
+TREE=6.1 ARGS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tree) [ $# -ge 2 ] || { echo "lab-kernel: --tree needs a value (${TREES[*]})" >&2; exit 2; }
+            TREE=$2; shift 2 ;;
+    --tree=*) TREE=${1#--tree=}; shift ;;
+    *) ARGS+=("$1"); shift ;;
+  esac
+done
+set -- ${ARGS[@]+"${ARGS[@]}"}
+case " ${TREES[*]} " in *" $TREE "*) ;; *) echo "lab-kernel: no tree '$TREE' (trees: ${TREES[*]})" >&2; exit 2 ;; esac
+
+# everything of ours lives in K: 6.1 keeps the cache directory it always had
+if [ "$TREE" = 6.1 ]; then K="$CACHE/kernel"; else K="$CACHE/kernel-$TREE"; fi
+SRC="$K/linux-source-$TREE"       # unpacked tree, series applied in place
 OBJ="$K/build"                    # O= build dir: never moved or copied
 OUT="$K/out"                      # stable artifacts: bzImage, selftests/, fixtures.img, run-as
-TARBALL=/usr/src/linux-source-6.1.tar.xz
-PKG=linux-source-6.1
+TARBALL=/usr/src/linux-source-$TREE.tar.xz
+PKG=linux-source-$TREE
+PATCHES="$HERE/patches/$TREE"     # this tree's form of each patch named in kernel/series
+MUTATIONS="$HERE/mutations/$TREE" # this tree's form of each mutation
 SELFTESTS=(test_inheritable test_caps64 test_execve)
 BOOT_TIMEOUT=${LAB_KERNEL_BOOT_TIMEOUT:-420}
 T0=${LAB_T0:-$(date +%s)}
 
 usage() {
   cat <<'EOF'
-usage: kernel/lab-kernel.sh COMMAND
+usage: kernel/lab-kernel.sh [--tree 6.1|6.12] COMMAND
 
-  build                 unpack linux-source-6.1, apply kernel/series, configure (tinyconfig +
+  --tree T              the Debian 12 source package linux-source-T (default 6.1); each tree
+                        has its own cache directory, patches/T/ and mutations/T/
+  build                 unpack linux-source-T, apply kernel/series, configure (tinyconfig +
                         kernel/guest.config), build bzImage, static selftests and the fixture
                         disk; cached by a hash of the inputs
   path bzimage|selftests|fixtures
                         print the absolute path of the built artifact (building first if needed)
   test                  boot the kernel in QEMU (TCG) and print PASS/FAIL/SKIP<TAB>name per case
-  mutation              apply each kernel/mutations/*.patch on top of the series, rebuild, boot,
+  mutation              apply each kernel/mutations/T/*.patch on top of the series, rebuild, boot,
                         and require failures: PASS<TAB>mutation NAME caught by: ...
   results CONSOLE.LOG    print the result lines of a saved console log (expects the tree built)
   --help                this text
@@ -35,15 +55,15 @@ Environment: LAB_CACHE (default ./.cache), LAB_KERNEL_BOOT_TIMEOUT (seconds, def
 EOF
 }
 
-log() { printf '[kernel %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
+log() { printf '[kernel %s %4ss] %s\n' "$TREE" "$(( $(date +%s) - T0 ))" "$*" >&2; }
 die() { printf 'lab-kernel: %s\n' "$*" >&2; exit 2; }
 
-deb_version() { dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || die "package $PKG not installed"; }
+deb_version() { dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || die "package $PKG not installed (./lab deps)"; }
 
 # Hash of everything a kernel build depends on; $1: an extra (mutation) patch or "".
 inputs_hash() {
   { deb_version; cat "$HERE/series" "$HERE/guest.config"
-    while read -r p; do cat "$HERE/patches/$p"; done < "$HERE/series"
+    while read -r p; do cat "$PATCHES/$p"; done < "$HERE/series"
     [ -z "${1:-}" ] || cat "$1"; } | sha256sum | cut -c1-16
 }
 
@@ -80,7 +100,7 @@ tree_set() {
   done
 }
 
-series_paths() { while read -r p; do [ -n "$p" ] && echo "$HERE/patches/$p"; done < "$HERE/series"; }
+series_paths() { while read -r p; do [ -n "$p" ] && echo "$PATCHES/$p"; done < "$HERE/series"; }
 
 configure() {
   log "configure: tinyconfig + kernel/guest.config"
@@ -251,11 +271,43 @@ results() {
   grep -q '^@@ DONE' "$1" || log "results: the guest did not reach the end of /init"
 }
 
+# The series itself, per patch: checkpatch.pl --strict of this tree finds 0 errors and 0 warnings
+# (its verdict cached by the patch, the script and the package version), and the patch equals
+# every other tree's form of it but for context (what one series per tree may differ in).
+series_checks() {
+  local p name key f out t o
+  mkdir -p "$K/checkpatch"
+  for p in $(series_paths); do
+    name=$(basename "$p" .patch)
+    key=$({ cat "$p" "$SRC/scripts/checkpatch.pl"; deb_version; } | sha256sum | cut -c1-16)
+    f="$K/checkpatch/$key"
+    if [ ! -f "$f" ]; then
+      log "checkpatch --strict $name"
+      (cd "$SRC" && perl scripts/checkpatch.pl --strict --terse --show-types "$p" > "$f.tmp" 2>&1 || true)
+      mv "$f.tmp" "$f"
+    fi
+    out=$(grep -o 'total: [0-9]* errors, [0-9]* warnings' "$f" || echo "no checkpatch summary")
+    if [ "$out" = "total: 0 errors, 0 warnings" ]; then printf 'PASS\tcheckpatch --strict %s\n' "$name"
+    else printf 'FAIL\tcheckpatch --strict %s\t%s: %s\n' "$name" "$out" "$(grep -E ': (ERROR|WARNING):' "$f" | sed 's/^[^:]*://' | paste -sd';' -)"; fi
+    for t in "${TREES[@]}"; do
+      [ "$t" != "$TREE" ] || continue
+      o="$HERE/patches/$t/$(basename "$p")"
+      if [ -f "$o" ] && cmp -s <(patch_core "$p") <(patch_core "$o"); then
+        printf 'PASS\tseries %s equals the %s form but for context\n' "$name" "$t"
+      else printf 'FAIL\tseries %s equals the %s form but for context\t%s\n' "$name" "$t" \
+        "$([ -f "$o" ] && echo "added or removed lines differ" || echo "no patches/$t/$(basename "$p")")"; fi
+    done
+  done
+}
+# A patch without what legitimately differs between trees: context lines, hunk headers, blob ids.
+patch_core() { grep -Ev '^( |@@ |index [0-9a-f]+\.\.|From [0-9a-f]{40} )' "$1"; }
+
 cmd_test() {
   cmd_build
   build_initramfs
   boot "$OUT/bzImage" "$K/console.log"
   results "$K/console.log"
+  series_checks
 }
 
 # A mutant's bzImage, kept by the hash of its inputs: a warm run boots it again (the tests run
@@ -272,12 +324,20 @@ mutant_bzimage() {
   echo "$f"
 }
 
+# The names of the mutations of every tree, sorted (kernel/mutations/*/NAME.patch).
+mutation_names() {
+  local t f
+  for t in "${TREES[@]}"; do for f in "$HERE/mutations/$t"/*.patch; do [ -e "$f" ] && basename "$f" .patch; done; done | sort -u
+}
+
 cmd_mutation() {
   cmd_build
   build_initramfs
   local m name res caught img keep=()
-  for m in "$HERE"/mutations/*.patch; do
-    name=$(basename "$m" .patch)
+  # every mutation has a form for each tree: one missing here is a FAIL, not a silent gap
+  for name in $(mutation_names); do
+    m="$MUTATIONS/$name.patch"
+    [ -f "$m" ] || { printf 'FAIL\tmutation %s\thas no form for tree %s (kernel/mutations/%s/)\n' "$name" "$TREE" "$TREE"; continue; }
     log "mutation $name"
     if ! img=$(mutant_bzimage "$m"); then
       printf 'FAIL\tmutation %s\tdoes not apply or build\n' "$name"; continue
@@ -289,12 +349,11 @@ cmd_mutation() {
     if [ -n "$caught" ]; then printf 'PASS\tmutation %s caught by: %s\n' "$name" "$caught"
     else printf 'FAIL\tmutation %s not caught\n' "$name"; fi
   done
-  # bzImages of mutants that no longer exist (or changed) are dropped
+  # bzImages of mutants unused for 14 days are dropped: the cache is shared between checkouts,
+  # and another checkout's series or mutations give other hashes that are still in use there
   local f
-  for f in "$K"/mutants/*.bzImage; do
-    [ -e "$f" ] || continue
-    printf '%s\n' "${keep[@]}" | grep -qxF "$(basename "$f")" || rm -f "$f"
-  done
+  for f in "${keep[@]}"; do touch "$K/mutants/$f"; done
+  find "$K/mutants" -name '*.bzImage' -mtime +14 -delete 2>/dev/null || true
   log "mutation: restoring the series build"
   build_kernel ""
 }

@@ -11,14 +11,22 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export LAB_ROOT=${LAB_ROOT:-$(cd "$here/../.." && pwd)}
 export LAB_CACHE=${LAB_CACHE:-$LAB_ROOT/.cache}
 export LAB_T0=${LAB_T0:-$(date +%s)}
-work=${LAB_RESULTS:-$LAB_ROOT/_results}/vm
 T0=$(date +%s)
 
-if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
-  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
-  echo "usage: tests/vm/run.sh [--help]   (transcripts in \$LAB_RESULTS/vm)"
-  exit 0
-fi
+# --tree T: boot the kernel of Debian's linux-source-T (kernel/lab-kernel.sh --tree T) with that
+# tree's selftests and fixtures; transcripts then go to $LAB_RESULTS/vm-T.
+tree="" work=${LAB_RESULTS:-$LAB_ROOT/_results}/vm
+case "${1:-}" in
+  --help|-h)
+    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+    echo "usage: tests/vm/run.sh [--tree 6.1|6.12] [--help]   (transcripts in \$LAB_RESULTS/vm[-TREE])"
+    exit 0 ;;
+  --tree) [ $# -ge 2 ] || { echo "tests/vm/run.sh: --tree needs a value" >&2; exit 2; }
+          tree=$2 work=$work-$2 ;;
+  "") ;;
+  *) echo "tests/vm/run.sh: unknown argument $1 (usage: tests/vm/run.sh [--tree T])" >&2; exit 2 ;;
+esac
+kernel_sh=("$LAB_ROOT/kernel/lab-kernel.sh" ${tree:+--tree "$tree"})
 
 log() { printf '[vm-tests %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
 pass() { printf 'PASS\tvm/%s\n' "$1"; }
@@ -34,16 +42,18 @@ command -v expect >/dev/null && command -v qemu-system-x86_64 >/dev/null \
   || { log "expect and qemu-system-x86 are needed (./lab deps)"; exit 2; }
 
 # --- inputs: kernel, image, selftests ----------------------------------------------------------
-kernel=${CAPDELEGATE_KERNEL:-$("$LAB_ROOT/kernel/lab-kernel.sh" path bzimage)} \
-  || { log "no guest kernel (kernel/lab-kernel.sh path bzimage failed)"; exit 2; }
+# With --tree the tree's own kernel, selftests and fixtures, whatever CAPDELEGATE_* say.
+[ -z "$tree" ] || unset CAPDELEGATE_KERNEL CAPDELEGATE_SELFTESTS CAPDELEGATE_FIXTURES
+kernel=${CAPDELEGATE_KERNEL:-$("${kernel_sh[@]}" path bzimage)} \
+  || { log "no guest kernel (kernel/lab-kernel.sh ${tree:+--tree $tree }path bzimage failed)"; exit 2; }
 export CAPDELEGATE_KERNEL=$kernel
 "$LAB_ROOT/vm-image/build.sh" >/dev/null || { log "image build failed"; exit 2; }
 # CAPDELEGATE_SELFTESTS / CAPDELEGATE_FIXTURES override the kernel series' paths (set but empty:
 # none, e.g. to check the login tests against a mutated module without the kernel cache).
 if [ -n "${CAPDELEGATE_SELFTESTS+set}" ]; then selftests=$CAPDELEGATE_SELFTESTS
-else selftests=$("$LAB_ROOT/kernel/lab-kernel.sh" path selftests 2>/dev/null) || selftests=""; fi
+else selftests=$("${kernel_sh[@]}" path selftests 2>/dev/null) || selftests=""; fi
 if [ -n "${CAPDELEGATE_FIXTURES+set}" ]; then fixtures=$CAPDELEGATE_FIXTURES
-else fixtures=$("$LAB_ROOT/kernel/lab-kernel.sh" path fixtures 2>/dev/null) || fixtures=""; fi
+else fixtures=$("${kernel_sh[@]}" path fixtures 2>/dev/null) || fixtures=""; fi
 rm -rf "$work"; mkdir -p "$work"
 
 # The policies of the four phases: the first is installed by PID 1 from the overlay, the others by

@@ -75,15 +75,19 @@ static void stop_faults(void)
  * build's own code (gcov writing its .gcda files, linked into the executable) allocates
  * then, and would be failed in place of the program's. Registered at the first allocation,
  * this handler runs before gcov's (atexit handlers run last registered first, destructors
- * after them). */
+ * after them). Nor in a forked child: the program's children only exec (edit's editor), and
+ * in a --coverage build gcov writes its files there first (GCC turns execv into
+ * __gcov_execv), which a failed allocation crashed: the editor "killed by signal 11". */
 static int fail_alloc(void *caller)
 {
 	static long at = -1;
 	if (at < 0) {
 		const char *n = getenv("CD_FAULT_ALLOC");
 		at = n != NULL ? atol(n) : 0;
-		if (at > 0)
+		if (at > 0) {
 			atexit(stop_faults);
+			pthread_atfork(NULL, NULL, stop_faults);
+		}
 	}
 	if (atomic_load(&exiting))
 		return 0;

@@ -475,7 +475,7 @@ int cli_audit_main(int argc, char **argv)
 	if (rc == 0 && a.want_procs && cli_procs_scan(&a.procs, &a.nprocs) < 0)
 		a.incomplete = 1;
 	if (rc < 0) {
-		fputs("capdelegate: audit: out of memory; no report\n", stderr);
+		cli_out_of_memory("audit", "no report");
 		audit_free(&a);
 		return CLI_ERROR;
 	}

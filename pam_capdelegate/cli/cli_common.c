@@ -205,6 +205,12 @@ int cli_wants_help(int argc, char **argv, const char *usage)
 	return 0;
 }
 
+int cli_out_of_memory(const char *cmd, const char *consequence)
+{
+	fprintf(stderr, "capdelegate: %s: out of memory; %s\n", cmd, consequence);
+	return -1;
+}
+
 const char *cli_errno_name(int err)
 {
 	const char *name = strerrorname_np(err);

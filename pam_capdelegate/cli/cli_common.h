@@ -73,6 +73,10 @@ int cli_marks_main(int argc, char **argv);
 int cli_edit_main(int argc, char **argv);
 int cli_report_main(int argc, char **argv);
 
+/* Memory ran out where no message says so otherwise: "capdelegate: CMD: out of memory; WHAT
+ * FOLLOWS" on stderr (no exit 2 is silent: capdelegate(8), EXIT STATUS). Returns -1. */
+int cli_out_of_memory(const char *cmd, const char *consequence);
+
 /* The symbolic name of an errno value ("EACCES"), for error records. */
 const char *cli_errno_name(int err);
 

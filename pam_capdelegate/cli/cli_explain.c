@@ -162,7 +162,7 @@ static int explain_files(cd_capmask pi, char **paths, int npaths)
 	char **roots = paths;
 	int nroots = npaths, failed;
 	if (npaths == 0 && (nroots = default_roots(&roots)) < 0)
-		return -1;
+		return cli_out_of_memory("explain", "no file examined");
 	struct cli_scan scan = { .threads = 0 };	/* the walker's default */
 	failed = cli_scan_roots(&scan, roots, nroots, CLI_WALK_LOCAL_ONLY);
 	cd_capmask bound = cli_bounding_set();
@@ -179,6 +179,8 @@ static int explain_files(cd_capmask pi, char **paths, int npaths)
 			free(roots[i]);
 		free(roots);
 	}
+	if (failed < 0)
+		cli_out_of_memory("explain", "the files are not all shown");
 	return failed ? -1 : 0;
 }
 
@@ -241,6 +243,8 @@ static int cli_explain_user(const char *name, const char *config, const char *co
 		return CLI_ERROR;
 	}
 	int rc = cd_resolve(&pol, &u, &g);
+	if (rc < 0)
+		cli_out_of_memory("explain", "the grant shown is not login's");
 	static const char *const policy_cols[] = { "POLICY", "STATUS", NULL };
 	static const char *const pi_cols[] = { "pI", "VIA", NULL };
 	struct cli_table t;

@@ -58,11 +58,12 @@ char *cd_quoted_path(const char *path)
 	return q;
 }
 
-/* A new source for @path, current for messages. NULL when memory runs out. */
+/* A new source for @path, current for messages. NULL when memory runs out (said by finish). */
 static struct cd_source *add_source(struct parser *p, const char *path)
 {
 	struct cd_policy *pol = p->pol;
 	struct cd_source *more = realloc(pol->sources, (pol->nsources + 1) * sizeof(*more));
+	p->out_of_memory |= more == NULL;
 	if (more == NULL)
 		return NULL;
 	pol->sources = more;
@@ -73,6 +74,7 @@ static struct cd_source *add_source(struct parser *p, const char *path)
 	if (src->path == NULL || src->shown == NULL) {
 		free(src->path);
 		free(src->shown);
+		p->out_of_memory = 1;
 		return NULL;
 	}
 	pol->nsources++;
@@ -180,8 +182,10 @@ enum cd_status cd_read_all(const struct cd_reader *r, int fd, size_t size, size_
 	size_t alloc = size + 2, len = 0;
 	char *text = malloc(alloc);
 	for (;;) {
-		if (text == NULL)
+		if (text == NULL) {
+			cd_log(r->log, LOG_ERR, "%s: out of memory: %s", r->shown, r->nothing);
 			return CD_POLICY_SYSERR;
+		}
 		ssize_t n = read(fd, text + len, alloc - 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -383,11 +387,12 @@ static int add_stand_in_name(struct parser *p, char ***names, size_t *n)
 		if (strcmp((*names)[i], s->dropin) == 0)
 			return 0;	/* read in place of that file */
 	char **more = realloc(*names, (*n + 1) * sizeof(*more));
-	if (more == NULL)
+	if (more != NULL)
+		*names = more;
+	if (more == NULL || (more[*n] = strdup(s->dropin)) == NULL) {
+		p->out_of_memory = 1;	/* said by finish */
 		return -1;
-	*names = more;
-	if ((more[*n] = strdup(s->dropin)) == NULL)
-		return -1;
+	}
 	(*n)++;
 	qsort(*names, *n, sizeof(**names), by_bytes);
 	return 0;
@@ -480,8 +485,10 @@ static enum cd_status load_dropins(struct reading *r, const char *dir)
 	struct parser *p = &r->p;
 	const char *main_shown = p->shown;
 	char *dir_shown = cd_quoted_path(dir);
-	if (dir_shown == NULL)
+	if (dir_shown == NULL) {
+		p->out_of_memory = 1;
 		return CD_POLICY_SYSERR;
+	}
 	p->shown = dir_shown;
 	struct stat st;
 	char **names = NULL;
@@ -511,6 +518,7 @@ static enum cd_status load_dropins(struct reading *r, const char *dir)
 			status = load_stand_in(r, s);
 		} else if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
 			path = NULL;
+			p->out_of_memory = 1;
 			status = CD_POLICY_SYSERR;
 		} else if ((status = load_file(r, fd, names[i], path)) == CD_POLICY_MISSING) {
 			/* listed a moment ago: never a policy read without it */
@@ -614,8 +622,10 @@ static enum cd_status kept_changing(struct cd_policy *pol, const char *path, con
 				    struct cd_log *log)
 {
 	cd_policy_free(pol);
-	if (init_policy(pol, path) < 0)
+	if (init_policy(pol, path) < 0) {
+		cd_log(log, LOG_ERR, "out of memory: no capabilities granted");
 		return pol->status = CD_POLICY_SYSERR;
+	}
 	char *shown = where != NULL ? cd_quoted_path(where) : NULL;
 	cd_log(log, LOG_ERR, "%s: changed while it was read, %d times in a row: no capabilities "
 	       "granted (replace the policy by rename, see capdelegate.conf(5))",
@@ -657,8 +667,10 @@ enum cd_status cd_policy_parse(struct cd_policy *pol, const char *name, const ch
 	if (opts == NULL)
 		opts = &default_opts;
 	size_t max_bytes = opts->max_bytes ? opts->max_bytes : CD_MAX_POLICY_BYTES;
-	if (init_policy(pol, name) < 0)
+	if (init_policy(pol, name) < 0) {
+		cd_log(log, LOG_ERR, "out of memory before the policy was read: no capabilities granted");
 		return pol->status = CD_POLICY_SYSERR;
+	}
 	struct parser p = { .pol = pol, .opts = opts, .log = log, .shown = pol->shown, .memo = { .cap = -1 } };
 	struct cd_source *src = add_source(&p, name);
 	if (src == NULL)
@@ -668,8 +680,10 @@ enum cd_status cd_policy_parse(struct cd_policy *pol, const char *name, const ch
 		       "no capabilities granted", pol->shown, max_bytes);
 		return finish(&p, CD_POLICY_UNSAFE);
 	}
-	if ((src->text = malloc(len + 1)) == NULL)
+	if ((src->text = malloc(len + 1)) == NULL) {
+		p.out_of_memory = 1;
 		return finish(&p, CD_POLICY_SYSERR);
+	}
 	memcpy(src->text, text, len);
 	src->text[len] = '\0';	/* the sentinel the line parser relies on */
 	return finish(&p, parse_source(&p, src, len) < 0 ? CD_POLICY_SYSERR : CD_POLICY_OK);

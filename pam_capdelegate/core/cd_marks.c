@@ -307,8 +307,10 @@ enum cd_status cd_marks_load(struct cd_marks *m, const char *path, const struct 
 			     struct cd_log *log)
 {
 	struct mparser p = { .m = m, .log = log };
-	if (init_marks(m, path) < 0)
+	if (init_marks(m, path) < 0) {
+		cd_log(log, LOG_ERR, "out of memory before the marks file was read: no file changed");
 		return m->status = CD_POLICY_SYSERR;
+	}
 	struct cd_reader rd = { .log = log, .shown = m->shown, .owner = opts ? opts->owner : 0,
 		.kind = "marks", .rejected = "marks file rejected, no file changed",
 		.nothing = "no file changed" };

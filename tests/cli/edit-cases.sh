@@ -6,7 +6,7 @@ EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   check_staged_anywhere check_staged_hostile fault_alloc_staged
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
   edit_broken_left_untouched edit_changed_meanwhile edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
-  edit_prompt fault_alloc_edit)
+  edit_prompt fault_alloc_edit edit_name_limits)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -603,4 +603,27 @@ t_fault_alloc_edit() {
     [ "$RC" -eq "$ref_rc" ] && cmp -s "$OUT" "$CASE_DIR/ref" || fail "not fired, yet another result"
     echo "edit ($text): $((n - 1)) allocations" >&2
   done
+}
+
+# The longest drop-in NAME edit takes is the one whose lock, .NAME.conf.lock, still fits in a
+# directory entry (255 bytes: NAME of 244); one byte more is refused before anything is made.
+# A policy whose directory cannot be opened is one clear error, and nothing else is tried.
+t_edit_name_limits() {
+  need_root; policy_dir; local n
+  n=$(printf '%0244d' 0 | tr 0 a)
+  ED=$(editor put <<'SH'
+printf 'bob cap_kill\n' >"$f"
+SH
+)
+  cd_edit "$n"; want_rc 0; want_line "$OUT" "$D/$n.conf: installed, 2 rules, 0 warnings in the policy"
+  [ "$(cat "$D/$n.conf")" = "bob cap_kill" ] || fail "not installed: $(ls -A "$D")"
+  no_leftovers; rm "$D/$n.conf"
+  cd_edit "${n}b"; want_rc 2; want_text "$ERR" "${n}b.conf': no file name, or too long to have a lock beside it"
+  [ -z "$(ls -A "$D")" ] || fail "something made in $D: $(ls -A "$D")"
+  [ "$(wc -l <"$CASE_DIR/put.args")" -eq 1 ] || fail "the editor ran for the long name"
+  no_leftovers
+  P="$CASE_DIR/none/capdelegate.conf"; cd_edit; want_rc 2
+  [ "$(cat "$ERR")" = "capdelegate: edit: $CASE_DIR/none: cannot open the directory: No such file or directory" ] ||
+    fail "want the one error: $(cat "$ERR")"
+  [ ! -e "$CASE_DIR/none" ] || fail "$CASE_DIR/none made"
 }

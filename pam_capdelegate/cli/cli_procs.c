@@ -19,7 +19,8 @@
 
 #include "cli_procs.h"
 
-/* The comm is at most TASK_COMM_LEN - 1 (15) bytes, any but NUL; the kernel adds one '\n'. */
+/* The comm is at most TASK_COMM_LEN - 1 (15) bytes, any but NUL; the kernel adds one '\n'.
+ * -1 when the thread is gone, -2 when memory ran out (never a thread skipped in silence). */
 static int read_comm(struct cli_proc *p)
 {
 	char path[80], buf[64];
@@ -33,7 +34,7 @@ static int read_comm(struct cli_proc *p)
 		return -1;
 	buf[n - 1] = '\0';
 	p->comm = strdup(buf);
-	return p->comm != NULL ? 0 : -1;
+	return p->comm != NULL ? 0 : -2;
 }
 
 /* One "Key:\tHEX" capability line of status into @m; 1 when @line was that key. */
@@ -80,10 +81,12 @@ static int read_status(struct cli_proc *p)
 	return seen == 0x1f ? 0 : -1;
 }
 
-static char *user_name(uid_t uid)
+/* The name of @uid into *@name (NULL when it has none); -1 when memory ran out. */
+static int user_name(uid_t uid, char **name)
 {
 	struct passwd *pw = getpwuid(uid);
-	return pw != NULL ? strdup(pw->pw_name) : NULL;
+	*name = pw != NULL ? strdup(pw->pw_name) : NULL;
+	return pw != NULL && *name == NULL ? -1 : 0;
 }
 
 static int all_digits(const char *s)
@@ -126,12 +129,12 @@ static int scan_threads(const char *pid, struct cli_proc **procs, size_t *n, siz
 		if (!all_digits(de->d_name))
 			continue;
 		p.tid = (pid_t)strtol(de->d_name, NULL, 10);
-		if (read_status(&p) < 0 || p.inheritable == 0 || read_comm(&p) < 0) {
+		int comm = -1;
+		if (read_status(&p) < 0 || p.inheritable == 0 || (comm = read_comm(&p)) == -1) {
 			free(p.comm);
 			continue;
 		}
-		p.user = user_name(p.uid);
-		if (push(procs, n, cap, &p) < 0) {
+		if (comm < 0 || user_name(p.uid, &p.user) < 0 || push(procs, n, cap, &p) < 0) {
 			free(p.comm);
 			free(p.user);
 			rc = -1;

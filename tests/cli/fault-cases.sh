@@ -6,7 +6,7 @@
 
 FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import fault_alloc_marks
   fault_strdup_targets fault_import_huge_group audit_descriptor_budget valgrind_import_check
-  fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file)
+  fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file fault_alloc_processes)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -199,4 +199,31 @@ t_fault_stat_vanished_root_file() {
   CD_FAULT_STAT="$t/tool:2" CD_FAULT_STAT_NTH=2 cd_fault audit --config "$p" --confdir "" "$t/tool"
   [ -e "$FIRED" ] || fail "no fault"; want_rc 1
   want_line "$OUT" "vanished\t$t/tool"; no_match "$OUT" "^error"
+}
+
+# audit --processes with each allocation failing in turn: the process this case starts with a
+# pI is listed as it is unfaulted (its name and user too), or the audit exits 2 saying why: a
+# process is never left out, or shown otherwise, in silence. Other processes come and go, so
+# only this one's line and the exit status are compared.
+t_fault_alloc_processes() {
+  need_root; local p pid line n ref_rc
+  command -v setpriv >/dev/null || skip "setpriv missing"
+  p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  setpriv --inh-caps +net_raw sleep 120 &
+  pid=$!; sleep 0.3
+  line=$(printf 'process\t%s\t%s\troot\tsleep\tcap_net_raw' "$pid" "$pid")
+  cd_fault audit --processes --config "$p" --confdir "" "$CASE_DIR/empty"; ref_rc=$RC
+  want_line "$OUT" "$line" || { kill "$pid"; return 1; }
+  for ((n = 1; n < 1000; n++)); do
+    CD_FAULT_ALLOC=$n cd_fault audit --processes --config "$p" --confdir "" "$CASE_DIR/empty"
+    [ -e "$FIRED" ] || break
+    if [ "$RC" -eq 2 ]; then
+      grep -q '^capdelegate: ' "$ERR" || { kill "$pid"; fail "allocation $n: exit 2 with no message"; return 1; }
+    elif [ "$RC" -ne "$ref_rc" ] || ! grep -qxF -- "$line" "$OUT"; then
+      kill "$pid"; fail "allocation $n: exit $RC (unfaulted $ref_rc), the process not shown as it is"; return 1
+    fi
+  done
+  kill "$pid"
+  [ "$n" -gt 1 ] && [ "$n" -lt 1000 ] || fail "$n allocations"
+  echo "audit --processes: $((n - 1)) allocations" >&2
 }

@@ -6,7 +6,7 @@ EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   check_staged_anywhere check_staged_hostile fault_alloc_staged
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
   edit_broken_left_untouched edit_changed_meanwhile edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
-  edit_prompt fault_alloc_edit edit_name_limits)
+  edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -626,4 +626,26 @@ SH
   [ "$(cat "$ERR")" = "capdelegate: edit: $CASE_DIR/none: cannot open the directory: No such file or directory" ] ||
     fail "want the one error: $(cat "$ERR")"
   [ ! -e "$CASE_DIR/none" ] || fail "$CASE_DIR/none made"
+}
+
+# The disk fails under edit (tests/cli/fault.c): the copy's close reports EIO (its last write
+# did not reach the disk), or the rename over the installed file fails. Each is an error named
+# with its cause (exit 2), the installed file stays as it was, and edit's files are removed.
+t_fault_edit_write_fails() {
+  need_root; policy_dir; local before
+  before=$(snap "$P")
+  ED=$(editor put <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  CD_FAULT_CLOSE=/.capdelegate.conf.edit:5 EDITOR="$ED" VISUAL="" SUDO_EDITOR="" cd_fault edit --config "$P" --confdir "$D" </dev/null
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; want_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.edit: cannot write the copy: Input/output error"
+  [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran on a copy not written"
+  same_file "$P" "$before"; no_leftovers
+  CD_FAULT_RENAME=capdelegate.conf:5 EDITOR="$ED" VISUAL="" SUDO_EDITOR="" cd_fault edit --config "$P" --confdir "$D" </dev/null
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; want_text "$ERR" "capdelegate: edit: $CASE_DIR/etc/capdelegate.conf: cannot rename the new file over it: Input/output error"
+  no_text "$OUT" "installed"
+  same_file "$P" "$before"; no_leftovers
 }

@@ -13,6 +13,10 @@
  *                         of them would depend on the tree or the threads.
  *   CD_FAULT_STAT=PATH:ERRNO  stat(2) of PATH fails with ERRNO (a number): every time, or
  *                         only the Kth stat of PATH with CD_FAULT_STAT_NTH=K.
+ *   CD_FAULT_CLOSE=SUFFIX:ERRNO  the first close(2) of a descriptor whose file's path ends in
+ *                         SUFFIX fails with ERRNO after closing it, as Linux does on EIO (a
+ *                         write the filesystem could not finish: NFS, a full disk).
+ *   CD_FAULT_RENAME=NAME:ERRNO  renameat(2) to the new name NAME fails with ERRNO.
  *   CD_FAULT_FIRED=FILE   FILE is created when a fault fires.
  *   CD_FAULT_MAXFD=FILE   not a fault: the highest descriptor openat(2) returned is written
  *                         to FILE at exit (descriptors are allocated lowest first, so it
@@ -171,6 +175,58 @@ int stat(const char *path, struct stat *st)
 		return -1;
 	}
 	return fstatat(AT_FDCWD, path, st, 0);
+}
+
+/* NAME:ERRNO from @var: NAME's length, *@err; 0 when unset or malformed. */
+static size_t fault_spec(const char *var, const char **name, int *err)
+{
+	const char *spec = getenv(var), *colon = spec != NULL ? strrchr(spec, ':') : NULL;
+	if (colon == NULL)
+		return 0;
+	*name = spec;
+	*err = atoi(colon + 1);
+	return (size_t)(colon - spec);
+}
+
+int close(int fd)
+{
+	static int (*real)(int);
+	static atomic_int done;
+	const char *suffix = NULL;
+	int err = 0;
+	size_t n = fault_spec("CD_FAULT_CLOSE", &suffix, &err);
+	char link[64], path[4096];
+	ssize_t len = -1;
+	if (n > 0 && !atomic_load(&done)) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		len = readlink(link, path, sizeof(path));
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "close");
+	int rc = real(fd);
+	if (rc == 0 && len >= (ssize_t)n && memcmp(path + len - n, suffix, n) == 0 &&
+	    !atomic_exchange(&done, 1)) {
+		fired();
+		errno = err;
+		return -1;
+	}
+	return rc;
+}
+
+int renameat(int olddfd, const char *oldpath, int newdfd, const char *newpath)
+{
+	static int (*real)(int, const char *, int, const char *);
+	const char *name = NULL;
+	int err = 0;
+	size_t n = fault_spec("CD_FAULT_RENAME", &name, &err);
+	if (n > 0 && strlen(newpath) == n && strncmp(newpath, name, n) == 0) {
+		fired();
+		errno = err;
+		return -1;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "renameat");
+	return real(olddfd, oldpath, newdfd, newpath);
 }
 
 static atomic_int maxfd = -1;

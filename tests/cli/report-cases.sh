@@ -122,11 +122,13 @@ t_report_bad_inputs() {
   python3 -c 'print("{\"version\":3,\"a\":" + "[" * 5000 + "]" * 5000 + "}")' >"$d/deep"
   sed 's/"host":"web2"/"host":"we\\u0000b2"/' "$H2" >"$d/nul"
   sed 's/"kind":"user"/"kind":7/' "$H2" >"$d/shape"
+  sed 's/"version":[0-9]*,//' "$H2" >"$d/noversion"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["findings"][0]["message"]; print(json.dumps(d))' "$H2" >"$d/nomessage"
   truncate -s 65M "$d/huge"
   printf '{"version":3,"host":"\xff"}' >"$d/utf8"
   : >"$d/empty"
   cd_run report "$H1" "$d/truncated" "$d/malformed" "$d/garbage" "$d/garbage0" "$d/deep" "$d/nul" \
-    "$d/shape" "$d/huge" "$d/utf8" "$d/empty" "$d"; want_rc 2
+    "$d/shape" "$d/noversion" "$d/nomessage" "$d/huge" "$d/utf8" "$d/empty" "$d"; want_rc 2
   want_line "$ERR" "capdelegate: report: $d/truncated: rejected, not reported: byte 200: truncated: the document does not end"
   want_text "$ERR" "capdelegate: report: $d/malformed: rejected, not reported: "
   local n; n=$(stat -c %s "$H2")
@@ -135,11 +137,13 @@ t_report_bad_inputs() {
   want_line "$ERR" "capdelegate: report: $d/deep: rejected, not reported: byte 32: nesting too deep"
   want_line "$ERR" "capdelegate: report: $d/nul: rejected, not reported: host: not a string"
   want_line "$ERR" "capdelegate: report: $d/shape: rejected, not reported: policy.rules[]: an entry without kind, subject and caps"
+  want_line "$ERR" "capdelegate: report: $d/noversion: rejected, not reported: no version: not an audit --json document"
+  want_line "$ERR" "capdelegate: report: $d/nomessage: rejected, not reported: findings[]: an entry without id, path and message"
   want_line "$ERR" "capdelegate: report: $d/huge: rejected, not reported: larger than 64 MiB: not an audit"
   want_text "$ERR" "capdelegate: report: $d/utf8: rejected, not reported: "
   want_line "$ERR" "capdelegate: report: $d/empty: rejected, not reported: byte 0: truncated: the document does not end"
   want_line "$ERR" "capdelegate: report: $d: rejected, not reported: not a regular file"
-  [ "$(wc -l <"$ERR")" -eq 11 ] || fail "one line per bad file"
+  [ "$(wc -l <"$ERR")" -eq 13 ] || fail "one line per bad file"
   want_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb1"
   no_text "$OUT" "web2"
   cd_run report --json "$d/garbage" "$H1"; want_rc 2

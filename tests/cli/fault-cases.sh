@@ -6,7 +6,8 @@
 
 FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import fault_alloc_marks
   fault_strdup_targets fault_import_huge_group audit_descriptor_budget valgrind_import_check
-  fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file fault_alloc_processes)
+  fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file fault_alloc_processes
+  fault_stat_vanished_inner_file)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -199,6 +200,18 @@ t_fault_stat_vanished_root_file() {
   CD_FAULT_STAT="$t/tool:2" CD_FAULT_STAT_NTH=2 cd_fault audit --config "$p" --confdir "" "$t/tool"
   [ -e "$FIRED" ] || fail "no fault"; want_rc 1
   want_line "$OUT" "vanished\t$t/tool"; no_match "$OUT" "^error"
+}
+
+# The same for a file inside a directory the walker reads (fstatat of its entry): gone after
+# its security.capability was read, it is reported vanished and the scan goes on, its sibling
+# reported as usual: never an error, never the scan stopped.
+t_fault_stat_vanished_inner_file() {
+  need_root; local p t="$CASE_DIR/v"
+  p=$(std_policy); capfile "$t/tool" cap_net_raw=i; capfile "$t/other" cap_syslog=i
+  CD_FAULT_STATAT="tool:2" cd_fault audit --threads 1 --config "$p" --confdir "" "$t"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 1
+  want_line "$OUT" "vanished\t$t/tool"; no_match "$OUT" "^error"
+  want_text "$OUT" "file"$'\t'"$t/other"$'\t'; [ ! -s "$ERR" ] || fail "a message: $(cat "$ERR")"
 }
 
 # audit --processes with each allocation failing in turn: the process this case starts with a

@@ -13,6 +13,8 @@
  *                         of them would depend on the tree or the threads.
  *   CD_FAULT_STAT=PATH:ERRNO  stat(2) of PATH fails with ERRNO (a number): every time, or
  *                         only the Kth stat of PATH with CD_FAULT_STAT_NTH=K.
+ *   CD_FAULT_STATAT=NAME:ERRNO  fstatat(2) of the relative NAME (an entry of a directory the
+ *                         walker holds open) fails with ERRNO, every time.
  *   CD_FAULT_CLOSE=SUFFIX:ERRNO  the first close(2) of a descriptor whose file's path ends in
  *                         SUFFIX fails with ERRNO after closing it, as Linux does on EIO (a
  *                         write the filesystem could not finish: NFS, a full disk).
@@ -186,6 +188,22 @@ static size_t fault_spec(const char *var, const char **name, int *err)
 	*name = spec;
 	*err = atoi(colon + 1);
 	return (size_t)(colon - spec);
+}
+
+int fstatat(int dfd, const char *path, struct stat *st, int flags)
+{
+	static int (*real)(int, const char *, struct stat *, int);
+	const char *name = NULL;
+	int err = 0;
+	size_t n = fault_spec("CD_FAULT_STATAT", &name, &err);
+	if (n > 0 && strlen(path) == n && strncmp(path, name, n) == 0) {
+		fired();
+		errno = err;
+		return -1;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fstatat");
+	return real(dfd, path, st, flags);
 }
 
 int close(int fd)

@@ -190,17 +190,24 @@ static size_t fault_spec(const char *var, const char **name, int *err)
 	return (size_t)(colon - spec);
 }
 
+/* Is @path the NAME of the fault NAME:ERRNO in @var? Then it fires, errno ERRNO. */
+static int named_fault(const char *var, const char *path)
+{
+	const char *name = NULL;
+	int err = 0;
+	size_t n = fault_spec(var, &name, &err);
+	if (n == 0 || strlen(path) != n || strncmp(path, name, n) != 0)
+		return 0;
+	fired();
+	errno = err;
+	return 1;
+}
+
 int fstatat(int dfd, const char *path, struct stat *st, int flags)
 {
 	static int (*real)(int, const char *, struct stat *, int);
-	const char *name = NULL;
-	int err = 0;
-	size_t n = fault_spec("CD_FAULT_STATAT", &name, &err);
-	if (n > 0 && strlen(path) == n && strncmp(path, name, n) == 0) {
-		fired();
-		errno = err;
+	if (named_fault("CD_FAULT_STATAT", path))
 		return -1;
-	}
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "fstatat");
 	return real(dfd, path, st, flags);
@@ -234,14 +241,8 @@ int close(int fd)
 int renameat(int olddfd, const char *oldpath, int newdfd, const char *newpath)
 {
 	static int (*real)(int, const char *, int, const char *);
-	const char *name = NULL;
-	int err = 0;
-	size_t n = fault_spec("CD_FAULT_RENAME", &name, &err);
-	if (n > 0 && strlen(newpath) == n && strncmp(newpath, name, n) == 0) {
-		fired();
-		errno = err;
+	if (named_fault("CD_FAULT_RENAME", newpath))
 		return -1;
-	}
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "renameat");
 	return real(olddfd, oldpath, newdfd, newpath);

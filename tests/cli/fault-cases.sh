@@ -7,7 +7,7 @@
 FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import fault_alloc_marks
   fault_strdup_targets fault_import_huge_group audit_descriptor_budget valgrind_import_check
   fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file fault_alloc_processes
-  fault_stat_vanished_inner_file)
+  fault_stat_vanished_inner_file audit_reopen_by_name)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -141,6 +141,23 @@ t_audit_descriptor_budget() {
     [ "$max" -le "$prev" ] || fail "RLIMIT_NOFILE $n: descriptors up to $max, more than under a higher limit ($prev)"
     prev=$max
   done
+}
+
+# The walker's other way back up: when a directory it closed (descriptor budget) cannot be
+# opened again as '..' of the one below it (tests/cli/fault.c fails every openat of '..'), it
+# is opened again by name from the nearest open ancestor, and the walk reads the rest of it:
+# the same report as without the limit. Each level of the chain has a second subdirectory,
+# holding a capability file, that is read only after the walk came back up.
+t_audit_reopen_by_name() {
+  need_root; local p t="$CASE_DIR/deep" d n
+  p=$(std_policy)
+  d=$t; for ((n = 1; n <= 12; n++)); do d=$d/d$n; capfile "$d/z/tool$n" cap_net_raw=i; done
+  cd_nss audit --threads 1 --config "$p" --confdir "" "$t"; want_rc 1; cp "$OUT" "$CASE_DIR/ref"
+  [ "$(grep -c '^file' "$OUT")" -eq 12 ] || fail "want 12 files in the reference"
+  (ulimit -n 17; CD_FAULT_OPENAT=..:2 cd_fault audit --threads 1 --config "$p" --confdir "" "$t"
+   [ -e "$FIRED" ] || fail "no openat of .. failed: no directory was closed"
+   want_rc 1; cmp -s "$OUT" "$CASE_DIR/ref" || fail "another report: $(diff "$CASE_DIR/ref" "$OUT")"
+   [ ! -s "$ERR" ] || fail "a message: $(cat "$ERR")")
 }
 
 # Memory read before it is written is a bug a plain run may not show: import-pam-cap and check

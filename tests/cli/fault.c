@@ -15,6 +15,8 @@
  *                         only the Kth stat of PATH with CD_FAULT_STAT_NTH=K.
  *   CD_FAULT_STATAT=NAME:ERRNO  fstatat(2) of the relative NAME (an entry of a directory the
  *                         walker holds open) fails with ERRNO, every time.
+ *   CD_FAULT_OPENAT=NAME:ERRNO  openat(2) of the relative NAME fails with ERRNO, every time
+ *                         (.. : the walker's way back up to a directory it closed).
  *   CD_FAULT_CLOSE=SUFFIX:ERRNO  the first close(2) of a descriptor whose file's path ends in
  *                         SUFFIX fails with ERRNO after closing it, as Linux does on EIO (a
  *                         write the filesystem could not finish: NFS, a full disk).
@@ -260,6 +262,8 @@ int openat(int dirfd, const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
 	}
+	if (named_fault("CD_FAULT_OPENAT", path))
+		return -1;
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "openat");
 	int fd = real(dirfd, path, flags, mode);

@@ -130,12 +130,19 @@ t_decode_rev3_rootid() {
 }
 
 t_decode_malformed() {
-  local v
-  for v in 0x0100000100200000000000000000000000000000 0x020000000000000000000000 \
-           0x0000000400000000000000000000000000000000 0x000001 \
-           0x0000000300000000000000000000000000000000; do
-    cd_run decode "$v"; want_rc 1; want_text "$OUT" "malformed:"
-  done
+  local v why
+  # each value with what is wrong with it, and its length
+  while IFS='|' read -r v why; do
+    cd_run decode "$v"; want_rc 1; want_line "$OUT" "malformed: $why"
+  done <<'V'
+0x0100000100200000000000000000000000000000|revision 1 value is not 12 bytes (20 bytes)
+0x020000000000000000000000|unknown revision (12 bytes)
+0x0000000400000000000000000000000000000000|unknown revision (20 bytes)
+0x000001|shorter than the magic word (3 bytes)
+0x0000000300000000000000000000000000000000|revision 3 value is not 24 bytes (20 bytes)
+0x000000|shorter than the magic word (3 bytes)
+|shorter than the magic word (0 bytes)
+V
   cd_run decode 0x000; want_rc 2
   cd_run decode zz; want_rc 2
 }

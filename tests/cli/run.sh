@@ -399,6 +399,13 @@ t_audit_finding_writable_dir() {
   chmod 0755 "$t/open"; chown 1001 "$t"
   cd_nss audit --config "$p" "$t"
   want_text "$OUT" "finding	writable-directory	$t	none	directory above a capability file is owned by uid 1001"
+  # two writable directories side by side, each above its own capability file: each is a
+  # finding of its own (one reported does not hide the other)
+  chown 0 "$t"; capfile "$t/open2/ping_i" cap_net_raw=i; chmod 0777 "$t/open" "$t/open2"
+  cd_nss audit --config "$p" "$t"; want_rc 1
+  want_text "$OUT" "finding	writable-directory	$t/open	none	"
+  want_text "$OUT" "finding	writable-directory	$t/open2	none	"
+  [ "$(count_lines "$OUT" '^finding	writable-directory')" -eq 2 ] || fail "want 2 writable-directory findings"
 }
 
 t_audit_finding_nosuid() {

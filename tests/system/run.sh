@@ -282,6 +282,10 @@ check marks-hole/su-bob-pings-with-empty-pI "rc=$(m ping.rc) CapInh=$(m self.Cap
 check marks-hole/apt-hook-restores "$(m hook)" [ "$(m hook)" = "/usr/bin/ping cap_net_raw=i" ]
 check marks-hole/marks-check-clean "rc=$(m check.rc)" [ "$(m check.rc)" = 0 ]
 
+# --- 9. the Ansible role (contrib/ansible) run from the host against this guest -----------------
+# shellcheck source=tests/system/ansible.sh
+. "$here/ansible.sh"
+
 # --- power off, figures -----------------------------------------------------------------------
 root poweroff 'guest-poweroff' || true
 for _ in $(seq 60); do kill -0 "$qemu" 2>/dev/null || break; sleep 1; done

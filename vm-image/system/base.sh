@@ -18,6 +18,9 @@ PACKAGES=(
   iputils-ping libcap2-bin procps util-linux mount
   # an administrator reads the man pages the packages install (man capdelegate)
   man-db
+  # Ansible's modules run on the target's python3; its apt module installs .debs through python3-apt
+  # (contrib/ansible, checked by tests/system/ansible.sh)
+  python3 python3-apt
 )
 
 suite=bookworm

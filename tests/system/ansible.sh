@@ -23,11 +23,11 @@ dpkg --purge libpam-capdelegate capdelegate >/root/lab/ansible-purge.out 2>&1; e
 rm -rf /etc/security/capdelegate.d /var/lib/capdelegate /var/cache/capdelegate-debs
 cp /root/lab/capdelegate.conf /etc/security/capdelegate.conf
 sed -i '/dmesg/d' /etc/security/capdelegate-files.conf; setcap -r /usr/bin/dmesg 2>/dev/null
-echo \"@@ python3=\$(python3 -c 'import sys, apt; print(sys.version_info[0])' 2>&1)\"
+echo \"@@ python3=\$(python3 -c 'import sys; print(sys.version_info[0])' 2>&1)\"
 echo \"@@ pam=\$(grep -c pam_capdelegate /etc/pam.d/common-auth)\"" || true
 a() { fact ansible-setup 0 "$1"; }
 check ansible/setup-purged "purge rc=$(a purge.rc), pam lines=$(a pam)" eval '[ "$(a purge.rc)" = 0 ] && [ "$(a pam)" = 0 ]'
-if [ "$(a python3)" != 3 ]; then fail ansible/guest-python3-apt "python3 with apt: $(a python3)"; return 0; fi
+if [ "$(a python3)" != 3 ]; then fail ansible/guest-python3 "python3 in the guest: $(a python3)"; return 0; fi
 
 cat >"$ans/ansible.cfg" <<EOF
 [defaults]
@@ -44,7 +44,7 @@ ssh_args = -o ControlMaster=auto -o ControlPersist=300s -o ControlPath=$ans/cp-%
 EOF
 printf '[guests]\nguest ansible_host=127.0.0.1 ansible_port=%s ansible_user=root ansible_ssh_private_key_file=%s\n' \
   "$port" "$ans/id" >"$ans/inventory"
-mapfile -t ans_debs < <("$LAB_ROOT/vm-image/system/debs.sh" 2>/dev/null)
+mapfile -t ans_debs < <("$LAB_ROOT/vm-image/system/debs.sh" 2>/dev/null)  # built for the image: cached
 ans_extra=$(python3 -c 'import json, sys; print(json.dumps({"capdelegate_debs": sys.argv[2:], "capdelegate_audit_dir": sys.argv[1]}))' \
   "$ans/audits" "${ans_debs[@]}")
 # playbook NAME VARFILE...: one ansible-playbook run, output in $ans/NAME.txt; returns its status.

@@ -41,7 +41,7 @@ sock=$work/console.sock
 # --- boot ----------------------------------------------------------------------------------------
 log "boot: QEMU (TCG), ssh on 127.0.0.1:$port"
 t_boot=$(date +%s%N)
-"$LAB_ROOT/vm-image/system/run.sh" --quiet --timeout 900 --image "$image" --ssh-port "$port" --console-socket "$sock" \
+"$LAB_ROOT/vm-image/system/run.sh" --quiet --timeout 1800 --image "$image" --ssh-port "$port" --console-socket "$sock" \
   >"$work/qemu.log" 2>&1 &
 qemu=$!
 # run.sh's child is timeout(1), which passes the signal on to QEMU.

@@ -6,7 +6,8 @@ EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   check_staged_anywhere check_staged_hostile fault_alloc_staged
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
   edit_broken_left_untouched edit_changed_meanwhile edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
-  edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails)
+  edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails edit_too_large
+  check_staged_main_no_directory)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -618,9 +619,14 @@ SH
   cd_edit "$n"; want_rc 0; want_line "$OUT" "$D/$n.conf: installed, 2 rules, 0 warnings in the policy"
   [ "$(cat "$D/$n.conf")" = "bob cap_kill" ] || fail "not installed: $(ls -A "$D")"
   no_leftovers; rm "$D/$n.conf"
+  # the shortest: one byte, given bare or with .conf (a dot is only refused first)
+  cd_edit a; want_rc 0; want_line "$OUT" "$D/a.conf: installed, 2 rules, 0 warnings in the policy"
+  no_leftovers; rm "$D/a.conf"
+  cd_edit b.conf; want_rc 0; want_line "$OUT" "$D/b.conf: installed, 2 rules, 0 warnings in the policy"
+  no_leftovers; rm "$D/b.conf"
   cd_edit "${n}b"; want_rc 2; want_text "$ERR" "${n}b.conf': no file name, or too long to have a lock beside it"
   [ -z "$(ls -A "$D")" ] || fail "something made in $D: $(ls -A "$D")"
-  [ "$(wc -l <"$CASE_DIR/put.args")" -eq 1 ] || fail "the editor ran for the long name"
+  [ "$(wc -l <"$CASE_DIR/put.args")" -eq 3 ] || fail "the editor ran for the long name"
   no_leftovers
   P="$CASE_DIR/none/capdelegate.conf"; cd_edit; want_rc 2
   [ "$(cat "$ERR")" = "capdelegate: edit: $CASE_DIR/none: cannot open the directory: No such file or directory" ] ||
@@ -648,4 +654,29 @@ SH
   want_rc 2; want_text "$ERR" "capdelegate: edit: $CASE_DIR/etc/capdelegate.conf: cannot rename the new file over it: Input/output error"
   no_text "$OUT" "installed"
   same_file "$P" "$before"; no_leftovers
+}
+
+# A file larger than a policy may be (1 MiB, capdelegate.conf(5)) is not edited: the editor
+# never runs, nothing is made, the file stays as it is.
+t_edit_too_large() {
+  need_root; policy_dir; local before
+  { printf 'alice cap_net_raw\n'; head -c 1100000 /dev/zero | tr '\0' '#'; echo; } >"$P"
+  before=$(snap "$P")
+  ED=$(editor put <<'SH'
+printf 'bob cap_kill\n' >"$f"
+SH
+)
+  cd_edit; want_rc 2
+  want_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/capdelegate.conf: larger than a policy may be: not edited"
+  [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran"
+  same_file "$P" "$before"; no_leftovers
+}
+
+# check --staged for the main file whose directory does not exist: the policy could not be
+# installed there, and check says so (exit 2), by the policy's name.
+t_check_staged_main_no_directory() {
+  need_root; local f
+  f=$(printf 'alice cap_net_raw\n' | staged good)
+  cd_nss check --config "$CASE_DIR/none/capdelegate.conf" --confdir "" --staged "$f"; want_rc 2
+  want_line "$ERR" "capdelegate: error: $CASE_DIR/none/capdelegate.conf: its directory is missing: no capabilities granted"
 }

@@ -318,6 +318,16 @@ t_explain_unknown_user() {
   cd_nss explain mallory --config "$p" "$CASE_DIR"; want_rc 2; want_text "$ERR" "mallory: user unknown"
 }
 
+# capdelegate(8), EXIT STATUS: explain exits 2 when a PATH cannot be read, and what it prints
+# is still what login does (the other PATH's files listed).
+t_explain_path_unreadable() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  cd_nss explain alice --config "$p" "$t/none" "$t/bin"; want_rc 2
+  want_text "$ERR" "$t/none: cannot examine: No such file or directory"
+  want_line "$OUT" "pI\tcap_net_raw\tuser"
+  want_text "$OUT" "exec	$t/bin/ping_i	"
+}
+
 t_explain_rejected_policy() {
   need_root; local p t; p=$(printf 'alice cap_net_raw\nalice bogus\n' | policy); t=$(std_tree)
   cd_nss explain alice --config "$p" "$t/bin"; want_rc 2
@@ -1045,7 +1055,7 @@ CASES=(
   check_clean check_syntax_error check_unknown_user_group check_risky check_unsafe_file
   check_unsafe_dir check_missing check_stray_operand explain_space_in_name
   explain_user_line explain_group explain_default explain_user_none_beats_group
-  explain_default_paths explain_root_note explain_unknown_user explain_rejected_policy
+  explain_default_paths explain_root_note explain_unknown_user explain_rejected_policy explain_path_unreadable
   audit_revisions audit_matrix audit_finding_permitted audit_finding_rootid
   audit_finding_undelegated audit_finding_unused_grant audit_finding_writable_file
   audit_finding_writable_dir audit_finding_nosuid audit_finding_nosuid_bind audit_clean_exit audit_policy_rejected

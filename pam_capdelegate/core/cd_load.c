@@ -85,8 +85,8 @@ static struct cd_source *add_source(struct parser *p, const char *path)
 /* @path is at fault for the policy's status: the first one found is the one the verdict names. */
 static void blame(struct parser *p, const char *path)
 {
-	if (p->pol->failed_path == NULL)
-		p->pol->failed_path = strdup(path);	/* without memory the main file is named */
+	if (p->pol->failed_path == NULL && (p->pol->failed_path = strdup(path)) == NULL)
+		p->out_of_memory = 1;	/* the main file is named then: say why (finish) */
 }
 
 /* Parse the text just read into @src, the current file, counting its errors apart: a file's

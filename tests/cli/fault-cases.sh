@@ -7,7 +7,8 @@
 FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import fault_alloc_marks
   fault_strdup_targets fault_import_huge_group audit_descriptor_budget valgrind_import_check
   fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file fault_alloc_processes
-  fault_stat_vanished_inner_file audit_reopen_by_name)
+  fault_stat_vanished_inner_file audit_reopen_by_name fault_dropin_dir_unlisted
+  fault_alloc_dropin_notes)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -256,4 +257,31 @@ t_fault_alloc_processes() {
   kill "$pid"
   [ "$n" -gt 1 ] && [ "$n" -lt 1000 ] || fail "$n allocations"
   echo "audit --processes: $((n - 1)) allocations" >&2
+}
+
+# The drop-in directory cannot be listed (fdopendir fails: its memory ran out): the policy is
+# never read without its drop-ins (here one that takes alice's grant away), check exits 2
+# saying why, and the module grants nothing.
+t_fault_dropin_dir_unlisted() {
+  need_root; local p d="$CASE_DIR/capdelegate.d"
+  p=$(printf 'alice cap_net_raw\n' | policy); mkdir -p "$d"
+  printf 'alice none\n' >"$d/10-none.conf"; chmod 0644 "$d/10-none.conf"
+  CD_FAULT_FDOPENDIR=12 cd_fault check --config "$p" --confdir "$d"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_text "$ERR" "$d: cannot read the directory: Cannot allocate memory: no capabilities granted"
+  want_text "$OUT" ": the module grants nothing"
+}
+
+# Each allocation of check failing in turn, with a drop-in directory holding a file the module
+# does not read (its note) and a dangling link (an error): the same answer, or exit 2 with a
+# message of its own; never a note lost in silence, never a crash.
+t_fault_alloc_dropin_notes() {
+  need_root; local p d="$CASE_DIR/capdelegate.d" n
+  p=$(std_policy); mkdir -p "$d"
+  printf 'carol cap_kill\n' >"$d/10-x.conf"; chmod 0644 "$d/10-x.conf"
+  : >"$d/README"; ln -s "$CASE_DIR/nowhere" "$d/20-gone.conf"
+  touch -d '-1 hour' "$p" "$d/10-x.conf"
+  n=$(sweep_alloc check --config "$p" --confdir "$d"); echo "check: $n" >&2
+  want_text "$CASE_DIR/ref.err" "README: not read"
+  want_text "$CASE_DIR/ref.err" "dangling symbolic link"
 }

@@ -17,6 +17,7 @@
  *                         walker holds open) fails with ERRNO, every time.
  *   CD_FAULT_OPENAT=NAME:ERRNO  openat(2) of the relative NAME fails with ERRNO, every time
  *                         (.. : the walker's way back up to a directory it closed).
+ *   CD_FAULT_FDOPENDIR=ERRNO  fdopendir(3) fails with ERRNO (its memory, libc's, ran out).
  *   CD_FAULT_CLOSE=SUFFIX:ERRNO  the first close(2) of a descriptor whose file's path ends in
  *                         SUFFIX fails with ERRNO after closing it, as Linux does on EIO (a
  *                         write the filesystem could not finish: NFS, a full disk).
@@ -28,6 +29,7 @@
  *   CD_FAULT_THREADS=FILE not a fault either: how many threads pthread_create started, at exit.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -213,6 +215,20 @@ int fstatat(int dfd, const char *path, struct stat *st, int flags)
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "fstatat");
 	return real(dfd, path, st, flags);
+}
+
+DIR *fdopendir(int fd)
+{
+	static DIR *(*real)(int);
+	const char *err = getenv("CD_FAULT_FDOPENDIR");
+	if (err != NULL) {
+		fired();
+		errno = atoi(err);
+		return NULL;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fdopendir");
+	return real(fd);
 }
 
 int close(int fd)

@@ -9,7 +9,7 @@ MARKS_CASES=(
   marks_file_hostile_lines marks_file_unsafe marks_file_missing marks_check_json
   audit_marks_findings audit_fp_bypass marks_manpage_example
   marks_two_lines_one_path marks_apply_group_writable_dir marks_fp_undeclared_cap
-  marks_apply_xattr_dropped marks_apply_through_descriptor marks_parent_not_a_directory
+  marks_apply_xattr_dropped marks_xattr_unreadable marks_apply_through_descriptor marks_parent_not_a_directory
   marks_alias_directory_link marks_alias_hard_link
 )
 
@@ -244,6 +244,9 @@ t_marks_file_missing() {
   cd_run marks check --marks "$WORK/none.conf"; want_rc 2
   want_line "$ERR" "capdelegate: error: $WORK/none.conf: no marks declared"
   cd_run marks apply --marks "$WORK/none.conf"; want_rc 2
+  # --quiet prints errors only: this one still
+  cd_run marks apply --quiet --marks "$WORK/none.conf"; want_rc 2
+  want_line "$ERR" "capdelegate: error: $WORK/none.conf: no marks declared"
   cd_run marks frob; want_rc 2
   cd_run marks check --dry-run; want_rc 2
   cd_run marks --help; want_rc 0; want_text "$OUT" "usage: capdelegate marks check"
@@ -361,6 +364,21 @@ t_marks_apply_xattr_dropped() {
   RC=0; MARKS_SHIM_DROP=1 LD_PRELOAD="$CASE_DIR/marks_shim.so" "$BIN" marks apply --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
   want_rc 2
   want_text "$ERR" "$t/ep: does not match the mark after apply (on disk: cap_net_raw=ep)"
+}
+
+# A file whose security.capability cannot be read (the shim's cap_get_fd fails with EIO): its
+# state is an error, said with the cause, exit 2; never "none" or a match, and apply changes
+# nothing it could not read.
+t_marks_xattr_unreadable() {
+  need_root; local t m; t=$(marks_tree)
+  cc -shared -fPIC -o "$CASE_DIR/marks_shim.so" "$HERE/marks_shim.c" -ldl
+  m=$(printf '%s\n' "$t/ep cap_net_raw=i" | marks_file)
+  RC=0; MARKS_SHIM_GETFAIL=5 LD_PRELOAD="$CASE_DIR/marks_shim.so" "$BIN" marks check --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2
+  want_line "$OUT" "mark\t$t/ep\terror\terror\tcap_net_raw=i\t-\tcannot read security.capability: Input/output error"
+  RC=0; MARKS_SHIM_GETFAIL=5 LD_PRELOAD="$CASE_DIR/marks_shim.so" "$BIN" marks apply --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2
+  [ "$(getcap "$t/ep")" = "$t/ep cap_net_raw=ep" ] || fail "changed: $(getcap "$t/ep")"
 }
 
 # "the mark is set through that descriptor": the file is swapped for a decoy right after the

@@ -6,10 +6,13 @@
  *    the file at PATH (cap_get_fd, the check), DECOY is renamed over PATH, as someone racing
  *    apply would swap the file between the check and the write: a write by path then lands
  *    on DECOY, a write through the checked descriptor on the file that was judged.
+ *  - $MARKS_SHIM_GETFAIL=ERRNO: cap_get_fd fails with ERRNO (EIO: a disk that cannot be read),
+ *    which is neither "no value" (ENODATA) nor "a value the kernel will not show" (EINVAL).
  * Deterministic, so no race has to be won for the test to mean something.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +45,11 @@ cap_t cap_get_fd(int fd)
 	static int swapped;
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "cap_get_fd");
+	const char *fail = getenv("MARKS_SHIM_GETFAIL");
+	if (fail != NULL) {
+		errno = atoi(fail);
+		return NULL;
+	}
 	cap_t c = real(fd);
 	const char *spec = getenv("MARKS_SHIM_SWAP");
 	const char *colon = spec != NULL ? strchr(spec, ':') : NULL;

@@ -439,6 +439,17 @@ static void test_error_hostile_token_is_quoted(void **state)
 	assert_non_null(strstr(logged(), "...'"));	/* truncated */
 }
 
+/* A name over CD_MAX_NAME_LEN bytes that holds an escape (the slow path of the name scan),
+ * after leading blanks: a bad subject, never a shorter name or a capability field. */
+static void test_error_long_escaped_name_after_blanks(void **state)
+{
+	(void)state;
+	char line[400] = "  alice\\040";
+	memset(line + strlen(line), 'b', 300);
+	strcat(line, " cap_net_raw\n");
+	expect_rejected(line, 1, "bad subject (a user name, @group or *): 'alice\\x5c040bbb");
+}
+
 static void test_error_reports_every_line_up_to_limit(void **state)
 {
 	(void)state;
@@ -1209,6 +1220,7 @@ int main(void)
 		cmocka_unit_test_setup(test_error_list_shape, setup),
 		cmocka_unit_test_setup(test_error_control_characters, setup),
 		cmocka_unit_test_setup(test_error_hostile_token_is_quoted, setup),
+		cmocka_unit_test_setup(test_error_long_escaped_name_after_blanks, setup),
 		cmocka_unit_test_setup(test_error_reports_every_line_up_to_limit, setup),
 		cmocka_unit_test_setup(test_error_anywhere_rejects_everything, setup),
 		cmocka_unit_test_setup(test_unsafe_files, setup),

@@ -355,13 +355,19 @@ t_marks_fp_undeclared_cap() {
   cd_run marks check --marks "$m"; want_rc 0
 }
 
+# shim_run VAR=VALUE ARGS...: the CLI with tests/cli/marks_shim.c preloaded, VAR set.
+shim_run() {
+  [ -e "$CASE_DIR/marks_shim.so" ] || cc -shared -fPIC -o "$CASE_DIR/marks_shim.so" "$HERE/marks_shim.c" -ldl
+  local var=$1; shift
+  RC=0; env "$var" LD_PRELOAD="$CASE_DIR/marks_shim.so" "$BIN" "$@" >"$OUT" 2>"$ERR" || RC=$?
+}
+
 # "the file is read again afterwards and must match": a filesystem that takes the value and
 # drops it (the shim's cap_set_fd writes nothing) is an error, never a success.
 t_marks_apply_xattr_dropped() {
   need_root; local t m; t=$(marks_tree)
-  cc -shared -fPIC -o "$CASE_DIR/marks_shim.so" "$HERE/marks_shim.c" -ldl
   m=$(printf '%s\n' "$t/ep cap_net_raw=i" | marks_file)
-  RC=0; MARKS_SHIM_DROP=1 LD_PRELOAD="$CASE_DIR/marks_shim.so" "$BIN" marks apply --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  shim_run MARKS_SHIM_DROP=1 marks apply --marks "$m"
   want_rc 2
   want_text "$ERR" "$t/ep: does not match the mark after apply (on disk: cap_net_raw=ep)"
 }
@@ -371,12 +377,11 @@ t_marks_apply_xattr_dropped() {
 # nothing it could not read.
 t_marks_xattr_unreadable() {
   need_root; local t m; t=$(marks_tree)
-  cc -shared -fPIC -o "$CASE_DIR/marks_shim.so" "$HERE/marks_shim.c" -ldl
   m=$(printf '%s\n' "$t/ep cap_net_raw=i" | marks_file)
-  RC=0; MARKS_SHIM_GETFAIL=5 LD_PRELOAD="$CASE_DIR/marks_shim.so" "$BIN" marks check --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  shim_run MARKS_SHIM_GETFAIL=5 marks check --marks "$m"
   want_rc 2
   want_line "$OUT" "mark\t$t/ep\terror\terror\tcap_net_raw=i\t-\tcannot read security.capability: Input/output error"
-  RC=0; MARKS_SHIM_GETFAIL=5 LD_PRELOAD="$CASE_DIR/marks_shim.so" "$BIN" marks apply --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  shim_run MARKS_SHIM_GETFAIL=5 marks apply --marks "$m"
   want_rc 2
   [ "$(getcap "$t/ep")" = "$t/ep cap_net_raw=ep" ] || fail "changed: $(getcap "$t/ep")"
 }
@@ -388,10 +393,9 @@ t_marks_apply_through_descriptor() {
   need_root; local t="$CASE_DIR/m" m
   capfile "$t/f" cap_net_raw=ep; ln "$t/f" "$t/judged"
   capfile "$t/decoy" cap_net_admin=ep
-  cc -shared -fPIC -o "$CASE_DIR/marks_shim.so" "$HERE/marks_shim.c" -ldl
   m=$(printf '%s\n' "$t/f cap_net_raw=i nosuid" | marks_file)
   chmod 4755 "$t/f"; chmod 4755 "$t/decoy"
-  RC=0; MARKS_SHIM_SWAP="$t/decoy:$t/f" LD_PRELOAD="$CASE_DIR/marks_shim.so" "$BIN" marks apply --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  shim_run MARKS_SHIM_SWAP="$t/decoy:$t/f" marks apply --marks "$m"
   [ ! -e "$t/decoy" ] || fail "the shim did not swap the file"
   [ "$(getcap "$t/f")" = "$t/f cap_net_admin=ep" ] || fail "written by path: the decoy now has $(getcap "$t/f")"
   [ "$(stat -c %a "$t/f")" = 4755 ] || fail "chmod by path: the decoy's mode is $(stat -c %a "$t/f")"

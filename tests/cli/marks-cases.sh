@@ -248,6 +248,7 @@ t_marks_file_missing() {
   cd_run marks apply --quiet --marks "$WORK/none.conf"; want_rc 2
   want_line "$ERR" "capdelegate: error: $WORK/none.conf: no marks declared"
   cd_run marks frob; want_rc 2
+  cd_run marks; want_rc 2; want_text "$ERR" "usage: capdelegate marks check"
   cd_run marks check --dry-run; want_rc 2
   cd_run marks --help; want_rc 0; want_text "$OUT" "usage: capdelegate marks check"
 }

@@ -489,13 +489,19 @@ PY
 t_audit_hostile_names() {
   need_root; local p t; p=$(std_policy); t="$CASE_DIR/tree"
   mkdir -p "$t"
-  local n1 n2 n3 n4 n5
+  local n1 n2 n3 n4 n5 n6 n7 n8 n9
   n1=$(printf 'new\nline') n2=$(printf 'bad\377byte\tand\\back') n3=$(printf 'esc\033[31m"q')
   n4=$(printf 'caf\303\251') n5=$(printf 'c1\302\233csi')
-  for n in "$n1" "$n2" "$n3" "$n4" "$n5"; do capfile "$t/$n" cap_net_raw=i; done
+  # the smallest code points of 3 and 4 bytes (U+0800, U+10000), and one below each written
+  # in as many bytes (overlong: not UTF-8)
+  n6=$(printf 'u800\340\240\200') n7=$(printf 'o7ff\340\237\277')
+  n8=$(printf 'u10000\360\220\200\200') n9=$(printf 'offff\360\217\277\277')
+  for n in "$n1" "$n2" "$n3" "$n4" "$n5" "$n6" "$n7" "$n8" "$n9"; do capfile "$t/$n" cap_net_raw=i; done
   cd_nss audit --config "$p" "$t"
-  [ "$(count_lines "$OUT" '^file')" -eq 5 ] || fail "want 5 file records, one line each"
+  [ "$(count_lines "$OUT" '^file')" -eq 9 ] || fail "want 9 file records, one line each"
   want_text "$OUT" "$t/$n4	"    # valid UTF-8 stays readable
+  want_text "$OUT" "$t/$n6	"; want_text "$OUT" "$t/$n8	"
+  want_text "$OUT" "$t/o7ff\\xe0\\x9f\\xbf	"; want_text "$OUT" "$t/offff\\xf0\\x8f\\xbf\\xbf	"
   want_text "$OUT" "$t/c1\xc2\x9bcsi	"  # a C1 control (CSI) does not reach the terminal
   want_text "$OUT" "$t/new\\x0aline	"
   want_text "$OUT" "$t/bad\\xffbyte\\x09and\\x5cback	"

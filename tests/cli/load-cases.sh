@@ -1,7 +1,7 @@
 # load-cases.sh: how check reads the policy (issue 18), sourced by tests/cli/run.sh.
 # shellcheck shell=bash disable=SC2034
 
-LOAD_CASES=(check_recent_edit_note)
+LOAD_CASES=(check_recent_edit_note check_stdin_closed)
 
 # capdelegate.conf(5), CHANGING THE POLICY: check reminds to install policy files by rename when
 # the newest one was modified in the last 10 minutes, naming it (resolved: a rename replaces a
@@ -25,4 +25,15 @@ t_check_recent_edit_note() {
   ln -s "$p" "$CASE_DIR/link.conf"; touch "$p"
   cd_nss check --config "$CASE_DIR/link.conf" --confdir ""; want_rc 0
   want_text "$ERR" "note: $p: modified "
+}
+
+# A process started with standard input closed (a daemon running its PAM stack) reads the policy
+# as any other: the path walk's descriptors may then be 0, which is a descriptor like another.
+t_check_stdin_closed() {
+  need_root; local p d="$CASE_DIR/a/b/c"
+  mkdir -p "$d"; chmod 0755 "$CASE_DIR/a" "$CASE_DIR/a/b" "$d"
+  printf 'alice cap_net_raw\n' >"$d/p.conf"; chmod 0644 "$d/p.conf"; touch -d '-1 hour' "$d/p.conf"
+  cd_nss check --config "$d/p.conf" --confdir "" <&-; want_rc 0
+  want_line "$OUT" "$d/p.conf: ok, 1 rule, 0 warnings"
+  [ ! -s "$ERR" ] || fail "a message: $(cat "$ERR")"
 }

@@ -84,6 +84,16 @@ diff = {x["subject"]: [h["caps"] for h in x["hosts"]] for x in d["differs"]}
 assert diff == {"alice": [["cap_net_raw"], ["cap_net_raw", "cap_sys_time"]], "bob": [None, ["cap_net_raw"]]}, diff
 assert d["drift"] == [] and d["errors"] == [] and d["rejected"] == []
 PY
+  # one subject holding two capabilities: a grant each (sorted by capability, one after the
+  # other: the second is not folded into the first)
+  local p3 h3; p3=$(policy web3 <<<"alice cap_net_raw, cap_sys_time"); h3=$(host_audit web3 "$p3" "$CASE_DIR/tree")
+  cd_run report --json "$h3"; want_rc 0
+  python3 - "$OUT" <<'PY' || fail "JSON grants of one subject"
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = [(x["capability"], x["kind"], x["subject"], [h["host"] for h in x["hosts"]]) for x in d["grants"]]
+assert g == [("cap_net_raw", "user", "alice", ["web3"]), ("cap_sys_time", "user", "alice", ["web3"])], g
+PY
 }
 
 # Drifted marks are listed with their host (exit 1); an error-level finding too (exit 2).

@@ -8,7 +8,7 @@ FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import faul
   fault_strdup_targets fault_import_huge_group audit_descriptor_budget valgrind_import_check
   fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file fault_alloc_processes
   fault_stat_vanished_inner_file audit_reopen_by_name fault_dropin_dir_unlisted
-  fault_alloc_dropin_notes)
+  fault_alloc_dropin_notes fault_print_cut_short)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -284,4 +284,26 @@ t_fault_alloc_dropin_notes() {
   n=$(sweep_alloc check --config "$p" --confdir "$d"); echo "check: $n" >&2
   want_text "$CASE_DIR/ref.err" "README: not read"
   want_text "$CASE_DIR/ref.err" "dangling symbolic link"
+}
+
+# Memory running out while a name is being printed cuts the report short with an error (exit
+# 2): what was printed comes first, the error last, also when both go to one terminal or file
+# (stdout is flushed before the message).
+t_fault_print_cut_short() {
+  need_root; local p n both="$CASE_DIR/both" seen=0
+  p=$(std_policy)
+  for ((n = 1; n < 200; n++)); do
+    FIRED="$CASE_DIR/fired"; rm -f "$FIRED"; RC=0
+    CD_FAULT_FIRED="$FIRED" CD_FAULT_ALLOC=$n \
+      LD_PRELOAD="$(dirname "$BIN")/tests/cli/.libs/fault.so:$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" \
+      NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group" \
+      "$BIN" check --tsv --config "$p" --confdir "" >"$both" 2>&1 || RC=$?
+    [ -e "$FIRED" ] || break
+    grep -q 'report cut short' "$both" || continue
+    seen=$((seen + 1)); want_rc 2
+    [ "$(tail -n 1 "$both")" = "capdelegate: error: out of memory while printing: report cut short" ] ||
+      { OUT=$both; fail "allocation $n: the message is not last"; return 1; }
+    grep -q ': ok, 4 rules, 0 warnings$' "$both" || { OUT=$both; fail "allocation $n: the verdict line lost"; return 1; }
+  done
+  [ "$seen" -gt 0 ] || fail "no allocation while printing failed"
 }

@@ -185,6 +185,7 @@ t_marks_file_hostile_lines() {
 /m/x =i|no capability named (libcap reads '=' alone as every capability): '=i'
 /m/x all=i|'all' is not allowed
 /m/x 13=i|capability numbers are not allowed
+/m/x 9=i|capability numbers are not allowed
 /m/x cap_net_raw=i2|flags are e and i after '=', '+' or '-': 'cap_net_raw=i2'
 /m/x cap_net_raw2=i|unknown capability: 'cap_net_raw2'
 /m/x cap_net_raw,cap_bogus=i|unknown capability: 'cap_bogus'

@@ -18,13 +18,14 @@
 
 static const char usage[] =
 	"usage: capdelegate audit [--config FILE] [--confdir DIR] [--marks FILE] [--json|--tsv]\n"
-	"                         [--processes] [--threads N] [PATH...]\n"
+	"                         [--processes] [--threads N] [--userdb DIR]... [PATH...]\n"
 	"\n"
 	"List every file carrying security.capability below PATH (default /, local filesystems\n"
 	"only), what each policy subject gains by executing it, and findings. Entries that\n"
 	"vanished during the scan and errors are listed too. Exit 0 without findings, 1 with\n"
 	"findings, 2 on errors (policy rejected, marks file rejected, any PATH or entry that could\n"
-	"not be read) or error-level findings (fP-bypass, mark-refused, mark-error).\n"
+	"not be read) or error-level findings (fP-bypass, mark-refused, mark-error, ambient-grant,\n"
+	"userdb-invalid).\n"
 	"\n"
 	"  --config FILE   policy (default " CD_DEFAULT_CONFIG ")\n"
 	"  --confdir DIR   its drop-ins, as the module's confdir= (default " CD_DEFAULT_CONFDIR ";\n"
@@ -34,7 +35,10 @@ static const char usage[] =
 	"  --tsv           tab-separated records even on a terminal (the default elsewhere)\n"
 	"  --processes     also list running threads with a non-empty inheritable set\n"
 	"  --threads N     walk with N threads, N >= 1 (default: one per usable CPU)\n"
-	"  --all-fs        also enter pseudo and remote filesystems\n";
+	"  --all-fs        also enter pseudo and remote filesystems\n"
+	"  --userdb DIR    read systemd's user records (NAME.user) from DIR instead of its search\n"
+	"                  path (/etc/userdb, /run/userdb, /run/host/userdb, /usr/local/lib/userdb,\n"
+	"                  /usr/lib/userdb); repeat for more, earlier ones first\n";
 
 static int add_finding(struct cli_audit *a, const char *id, const char *path, size_t line,
 		       cd_capmask caps, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
@@ -227,10 +231,66 @@ static int marks_findings(struct cli_audit *a)
 static int error_findings(const struct cli_audit *a)
 {
 	for (size_t i = 0; i < a->nfindings; i++)
-		if (strcmp(a->findings[i].id, "fP-bypass") == 0 ||
-		    strcmp(a->findings[i].id, "mark-refused") == 0 ||
-		    strcmp(a->findings[i].id, "mark-error") == 0)
+		if (cli_finding_is_error(a->findings[i].id))
 			return 1;
+	return 0;
+}
+
+/* The user's name as the policy spells it (cd_name_form), malloc'ed: finding messages are
+ * printed as they are, so a record's hostile bytes go in escaped. */
+static char *name_text(const char *name)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	if (f == NULL)
+		return NULL;
+	cli_print_name(f, name);
+	return fclose(f) == 0 ? text : (free(text), NULL);
+}
+
+/* systemd 254+ pam_systemd (src/login/pam_systemd.c apply_user_record_settings): the
+ * record's ambient set, within its bounding set, raised "also inherit": pI becomes that set
+ * and every program the user runs holds it in pA, pP and pE, whatever the policy says; the
+ * bounding set then drops (from X and pI) what it leaves out. */
+static int record_findings(struct cli_audit *a, const struct cli_userdb_record *r)
+{
+	cd_capmask grant;
+	if (r->error != NULL)
+		return add_finding(a, "userdb-invalid", r->path, 0, 0, "user record not audited: %s",
+				   r->error);
+	if (r->hidden_by != NULL)
+		return 0;	/* systemd reads the earlier directory's file of that name */
+	char *who = name_text(r->f.user);
+	int unknown = who == NULL ? -1 : cli_grant_of(&a->pol, r->f.user, &grant);
+	int rc = unknown < 0 ? -1 : 0;
+	if (rc == 0 && r->f.has_ambient && r->f.ambient != 0)
+		rc = add_finding(a, "ambient-grant", r->path, 0, r->f.ambient, "user record of %s "
+				 "raises these in the ambient set at each login (pam_systemd, systemd "
+				 "254 and later): every program the user runs holds them, outside the "
+				 "policy", who);
+	if (rc == 0 && r->f.has_bounding && (grant & ~r->f.bounding) != 0)
+		rc = add_finding(a, "bounding-drop", r->path, 0, grant & ~r->f.bounding,
+				 "user record of %s leaves these out of its capabilityBoundingSet: "
+				 "pam_systemd drops them at login, so the policy's grant%s does not "
+				 "reach the session", who, unknown ? " (user unknown to NSS: every "
+				 "grant of the policy)" : "");
+	free(who);
+	return rc;
+}
+
+static int userdb_findings(struct cli_audit *a)
+{
+	for (size_t i = 0; i < a->userdb.nrecords; i++) {
+		const struct cli_userdb_record *r = &a->userdb.records[i];
+		if (r->error != NULL) {
+			fputs("capdelegate: audit: error: ", stderr);
+			cli_text_escape(stderr, r->path);
+			fprintf(stderr, ": %s: user record not audited\n", r->error);
+		}
+		if (record_findings(a, r) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -240,7 +300,9 @@ static int build_findings(struct cli_audit *a)
 	for (size_t i = 0; i < a->scan.nfiles; i++)
 		if (file_findings(a, &a->scan.files[i], delegated) < 0)
 			return -1;
-	return policy_findings(a) < 0 ? -1 : marks_findings(a);
+	if (policy_findings(a) < 0 || marks_findings(a) < 0)
+		return -1;
+	return userdb_findings(a);
 }
 
 /* fP, fI and fE of a value the kernel would not show are unknown, not empty: a revision-1
@@ -402,13 +464,16 @@ static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
 		{ "config", required_argument, NULL, 'c' }, { "json", no_argument, NULL, 'j' },
 		{ "processes", no_argument, NULL, 'p' }, { "threads", required_argument, NULL, 't' },
 		{ "all-fs", no_argument, NULL, 'a' }, { "marks", required_argument, NULL, 'm' },
-		{ "confdir", required_argument, NULL, 'd' },
+		{ "confdir", required_argument, NULL, 'd' }, { "userdb", required_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, flags = CLI_WALK_LOCAL_ONLY;
 	char *end;
 	long n;
 	a->scan.threads = 0;	/* the walker's default */
+	/* --userdb may come argc times at most */
+	if ((a->userdb_dirs = calloc((size_t)argc + 1, sizeof(*a->userdb_dirs))) == NULL)
+		return cli_out_of_memory("audit", "no report");
 	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': a->config = optarg; break;
@@ -417,6 +482,7 @@ static int parse_args(struct cli_audit *a, int argc, char **argv, int *json)
 		case 'p': a->want_procs = 1; break;
 		case 'm': a->marks_path = optarg; break;
 		case 'a': flags &= ~CLI_WALK_LOCAL_ONLY; break;
+		case 'u': a->userdb_dirs[a->nuserdb_dirs++] = optarg; break;
 		case 't':
 			errno = 0;
 			n = strtol(optarg, &end, 10);
@@ -447,6 +513,8 @@ static void audit_free(struct cli_audit *a)
 	cli_scan_free(&a->scan);
 	cd_policy_free(&a->pol);
 	cd_marks_free(&a->marks);
+	cli_userdb_free(&a->userdb);
+	free(a->userdb_dirs);
 }
 
 int cli_audit_main(int argc, char **argv)
@@ -457,8 +525,10 @@ int cli_audit_main(int argc, char **argv)
 		return CLI_OK;
 	enum cli_form form = cli_output_form(&argc, argv);
 	int flags = parse_args(&a, argc, argv, &json);
-	if (flags < 0)
+	if (flags < 0) {
+		free(a.userdb_dirs);
 		return CLI_ERROR;
+	}
 	/* A rejected policy grants nothing at login: audit on with no rules, and say so. */
 	enum cd_status st = cli_load_policy(&a.pol, a.config, a.confdir);
 	if (a.pol.path == NULL)
@@ -471,7 +541,11 @@ int cli_audit_main(int argc, char **argv)
 	a.bound = cli_bounding_set();
 	int scanned = cli_scan_roots(&a.scan, a.roots, a.nroots, flags);
 	a.incomplete = scanned != 0;
-	int rc = scanned < 0 || build_subjects(&a) < 0 || build_findings(&a) < 0 ? -1 : 0;
+	static const char *const userdb_default[] = CLI_USERDB_DEFAULT_DIRS;
+	int rc = a.nuserdb_dirs ? cli_userdb_load(&a.userdb, a.userdb_dirs, a.nuserdb_dirs)
+		 : cli_userdb_load(&a.userdb, userdb_default, CLI_USERDB_NDEFAULT);
+	if (scanned < 0 || rc < 0 || build_subjects(&a) < 0 || build_findings(&a) < 0)
+		rc = -1;
 	if (rc == 0 && a.want_procs && cli_procs_scan(&a.procs, &a.nprocs) < 0)
 		a.incomplete = 1;
 	if (rc < 0) {

@@ -10,6 +10,7 @@
 #include "cd_marks.h"
 #include "cd_policy.h"
 #include "cli_procs.h"
+#include "cli_userdb.h"
 #include "cli_walk.h"
 
 /* A policy subject and the union of its lines: what a user resolved through it gets. */
@@ -45,6 +46,9 @@ struct cli_audit {
 	int incomplete;		/* scan errors (listed), or --processes failed */
 	const char *marks_path;	/* --marks, or NULL: CD_DEFAULT_MARKS if it exists */
 	struct cd_marks marks;	/* declared marks; drift is reported as mark-* findings */
+	const char **userdb_dirs;	/* --userdb DIR..., or systemd's search path */
+	size_t nuserdb_dirs;
+	struct cli_userdb userdb;	/* systemd's user records: ambient-grant, bounding-drop */
 };
 
 void cli_audit_print_json(FILE *out, const struct cli_audit *a);

@@ -14,8 +14,9 @@
 #include "cli_out.h"
 
 /* 2: fP, fI and fE of a value the kernel will not show are null (unknown), no longer empty;
- * scan.vanished, errors[] and vanished[] added. 3: host and host_hex added (report). */
-#define SCHEMA_VERSION 3
+ * scan.vanished, errors[] and vanished[] added. 3: host and host_hex added (report).
+ * 4: userdb (systemd's user records) added. */
+#define SCHEMA_VERSION 4
 
 /* "key": "text", "key_hex": "bytes" - the string for people, the hex for exact bytes. */
 static void json_name(FILE *out, const char *key, const char *s)
@@ -183,6 +184,60 @@ static void json_problems(FILE *out, const struct cli_scan *scan)
 	fputc(']', out);
 }
 
+static void json_caps_or_null(FILE *out, int has, cd_capmask m)
+{
+	if (has)
+		cli_json_caps(out, m);
+	else
+		fputs("null", out);
+}
+
+/* "key": "text", "key_hex": "bytes", or both null. */
+static void json_name_or_null(FILE *out, const char *key, const char *s)
+{
+	if (s != NULL)
+		json_name(out, key, s);
+	else
+		fprintf(out, "\"%s\":null,\"%s_hex\":null", key, key);
+}
+
+static void json_record(FILE *out, const struct cli_userdb_record *r)
+{
+	fputc('{', out);
+	json_name(out, "path", r->path);
+	fputc(',', out);
+	json_name_or_null(out, "user", r->f.user);
+	fputs(",\"ambient\":", out);
+	json_caps_or_null(out, r->f.has_ambient, r->f.ambient);
+	fputs(",\"bounding\":", out);
+	json_caps_or_null(out, r->f.has_bounding, r->f.bounding);
+	fputc(',', out);
+	json_name_or_null(out, "hidden_by", r->hidden_by);
+	fputs(",\"error\":", out);
+	if (r->error != NULL)
+		cli_json_string(out, r->error);
+	else
+		fputs("null", out);
+	fputc('}', out);
+}
+
+static void json_userdb(FILE *out, const struct cli_userdb *db)
+{
+	fputs("\"userdb\":{\"directories\":[", out);
+	for (size_t i = 0; i < db->ndirs; i++) {
+		if (i)
+			fputc(',', out);
+		cli_json_string(out, db->dirs[i]);
+	}
+	fputs("],\"records\":[", out);
+	for (size_t i = 0; i < db->nrecords; i++) {
+		if (i)
+			fputc(',', out);
+		json_record(out, &db->records[i]);
+	}
+	fputs("]}", out);
+}
+
 void cli_audit_print_json(FILE *out, const struct cli_audit *a)
 {
 	/* The host's name, so that `capdelegate report` can tell a fleet's files apart. The
@@ -215,6 +270,8 @@ void cli_audit_print_json(FILE *out, const struct cli_audit *a)
 	}
 	fputs("],", out);
 	json_problems(out, &a->scan);
+	fputc(',', out);
+	json_userdb(out, &a->userdb);
 	if (a->want_procs) {
 		fputc(',', out);
 		json_procs(out, a);

@@ -29,6 +29,28 @@ enum cd_status cli_load_policy_as(struct cd_policy *pol, const char *path, const
 	return cd_policy_load(pol, path ? path : CD_DEFAULT_CONFIG, &opts, &log);
 }
 
+int cli_grant_of(const struct cd_policy *pol, const char *name, cd_capmask *grant)
+{
+	struct cd_user u;
+	struct cd_grant g = { 0 };
+	errno = 0;
+	if (cd_user_lookup(&u, name, pol) < 0) {
+		int err = errno;
+		cd_user_free(&u);
+		if (err == ENOMEM)
+			return -1;	/* not "unknown": the caller says memory ran out */
+		*grant = 0;
+		for (size_t i = 0; i < pol->nrules; i++)
+			*grant |= pol->rules[i].caps;
+		return 1;
+	}
+	int rc = cd_resolve(pol, &u, &g);
+	*grant = g.caps;
+	cd_grant_free(&g);
+	cd_user_free(&u);
+	return rc < 0 ? -1 : 0;
+}
+
 const char *cli_fcaps_ignored(const struct cli_capfile *f)
 {
 	if (f->read_errno == EINVAL)
@@ -203,6 +225,16 @@ int cli_wants_help(int argc, char **argv, const char *usage)
 			return 1;
 		}
 	}
+	return 0;
+}
+
+int cli_finding_is_error(const char *id)
+{
+	static const char *const errors[] = { "fP-bypass", "mark-refused", "mark-error",
+					      "ambient-grant", "userdb-invalid" };
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+		if (strcmp(id, errors[i]) == 0)
+			return 1;
 	return 0;
 }
 

@@ -31,6 +31,11 @@ struct cli_gain cli_exec_gain(cd_capmask pi, cd_capmask bound, const struct cli_
 /* Why the kernel would ignore this file's capabilities, or NULL if it honours them. */
 const char *cli_fcaps_ignored(const struct cli_capfile *f);
 
+/* The grant login gives user @name under @pol, resolved as explain and the module resolve it.
+ * 0: *@grant is it. 1: the user or a group the policy needs cannot be looked up; *@grant is
+ * then every capability the policy names (the most login could give). -1: out of memory. */
+int cli_grant_of(const struct cd_policy *pol, const char *name, cd_capmask *grant);
+
 /* The bounding set X of this process (the best estimate of a login session's). */
 cd_capmask cli_bounding_set(void);
 
@@ -76,6 +81,10 @@ int cli_report_main(int argc, char **argv);
 /* Memory ran out where no message says so otherwise: "capdelegate: CMD: out of memory; WHAT
  * FOLLOWS" on stderr (no exit 2 is silent: capdelegate(8), EXIT STATUS). Returns -1. */
 int cli_out_of_memory(const char *cmd, const char *consequence);
+
+/* Is a finding of this identifier error level (capdelegate(8), FINDINGS)? audit's exit status
+ * and report's error records both ask here. */
+int cli_finding_is_error(const char *id);
 
 /* The symbolic name of an errno value ("EACCES"), for error records. */
 const char *cli_errno_name(int err);

@@ -11,18 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <getopt.h>
+
 #include "cli_common.h"
 #include "cli_out.h"
+#include "cli_userdb.h"
 
 static const char usage[] =
-	"usage: capdelegate explain USER [--config FILE] [--tsv] [PATH...]\n"
+	"usage: capdelegate explain USER [--config FILE] [--confdir DIR] [--userdb DIR]... [--tsv]\n"
+	"                               [PATH...]\n"
 	"\n"
 	"Show the policy lines matching USER (file:line and why: user, group or default), the\n"
 	"inheritable set pI login gives USER, and for every file with capabilities below PATH\n"
 	"(default: the directories of $PATH, and /usr) what USER gets when executing it:\n"
 	"pP' = (X & fP) | (pI & fI), pE' = fE ? pP' : 0 (X: the bounding set).\n"
+	"systemd's user records for USER (NAME.user, UID.user) are shown with what their\n"
+	"capabilityAmbientSet adds and their capabilityBoundingSet takes from the grant;\n"
+	"--userdb DIR reads them from DIR (repeatable) instead of systemd's search path.\n"
 	"Aligned tables on a terminal, tab-separated records elsewhere and with --tsv.\n"
-	"Exit 0; 2 if USER is unknown or the policy is rejected (login then grants nothing).\n";
+	"Exit 0; 2 if USER is unknown, the policy is rejected (login then grants nothing), or a\n"
+	"user record of USER cannot be read.\n";
 
 /* TSV or aligned tables (cli_output_form), for every record explain prints. */
 static enum cli_form form;
@@ -184,6 +192,86 @@ static int explain_files(cd_capmask pi, char **paths, int npaths)
 	return failed ? -1 : 0;
 }
 
+/* Is @path's file name NAME.user or UID.user for @u? Matched on the name, so that a record of
+ * the user that cannot be read is shown too. */
+static int record_of(const char *path, const struct cd_user *u)
+{
+	const char *base = strrchr(path, '/');
+	char uid[32];
+	base = base ? base + 1 : path;
+	size_t stem = strlen(base) > 5 ? strlen(base) - 5 : 0;
+	snprintf(uid, sizeof(uid), "%u", (unsigned)u->uid);
+	return stem > 0 && ((strlen(u->name) == stem && memcmp(base, u->name, stem) == 0) ||
+			    (strlen(uid) == stem && memcmp(base, uid, stem) == 0));
+}
+
+/* A set, or "-" when the record does not set it (not the same as an empty set). */
+static void print_set(FILE *out, int has, cd_capmask m)
+{
+	if (has)
+		cli_print_caps(out, m);
+	else
+		fputc('-', out);
+}
+
+/* One record: its sets, what the ambient set adds (all of it: pam_systemd raises it for
+ * every program, outside the policy) and what the bounding set takes from the grant. */
+static void print_record(struct cli_table *t, const struct cli_userdb_record *r, cd_capmask grant)
+{
+	FILE *out = cli_table_row(t);
+	cli_text_escape(out, r->path);
+	fputc('\t', out);
+	print_set(out, r->f.has_ambient, r->f.ambient);
+	fputc('\t', out);
+	print_set(out, r->f.has_bounding, r->f.bounding);
+	fputc('\t', out);
+	cli_print_caps(out, r->error == NULL && r->f.has_ambient ? r->f.ambient : 0);
+	fputc('\t', out);
+	cli_print_caps(out, r->error == NULL && r->f.has_bounding ? grant & ~r->f.bounding : 0);
+	fputc('\t', out);
+	if (r->error != NULL) {
+		fprintf(out, "error: %s", r->error);
+	} else if (r->hidden_by != NULL) {
+		fputs("hidden by ", out);
+		cli_text_escape(out, r->hidden_by);
+	} else {
+		fputs("applies", out);
+	}
+	cli_table_end_row(t);
+}
+
+/* The user's records in @dirs; -1 if one cannot be read (or memory ran out). */
+static int explain_userdb(const struct cd_user *u, cd_capmask grant, const char *const *dirs,
+			  size_t ndirs)
+{
+	static const char *const cols[] = { "RECORD", "ambient=", "bounding=", "adds=", "removes=",
+					    "STATE", NULL };
+	struct cli_userdb db;
+	if (cli_userdb_load(&db, dirs, ndirs) < 0) {
+		cli_userdb_free(&db);
+		return cli_out_of_memory("explain", "the user records are not all shown");
+	}
+	int bad = 0;
+	struct cli_table t;
+	cli_table_start(&t, stdout, form, "userdb", cols);
+	cli_table_title(&t, "systemd's user records (pam_systemd, systemd 254 and later)");
+	for (size_t i = 0; i < db.nrecords; i++) {
+		const struct cli_userdb_record *r = &db.records[i];
+		if (!record_of(r->path, u))
+			continue;
+		print_record(&t, r, grant);
+		if (r->error != NULL) {
+			fputs("capdelegate: explain: error: ", stderr);
+			cli_text_escape(stderr, r->path);
+			fprintf(stderr, ": %s: the session may not get the grant shown\n", r->error);
+			bad = 1;
+		}
+	}
+	cli_table_end(&t);
+	cli_userdb_free(&db);
+	return bad ? -1 : 0;
+}
+
 static void explain_error(const char *name, const char *what)
 {
 	fputs("capdelegate: explain: ", stderr);
@@ -221,9 +309,17 @@ static int groups_failed(struct cd_user *u, const struct cd_policy *pol)
 
 /* The module's order: the account (canonical name), the policy, then the groups the policy
  * needs, where any lookup error means nothing is granted. */
-static int cli_explain_user(const char *name, const char *config, const char *confdir, char **paths,
+/* Options of explain: --config, --confdir, --userdb (repeatable). */
+struct explain_opts {
+	const char *config, *confdir;
+	const char **userdb;
+	size_t nuserdb;
+};
+
+static int cli_explain_user(const char *name, const struct explain_opts *o, char **paths,
 			    int npaths)
 {
+	const char *config = o->config, *confdir = o->confdir;
 	struct cd_user u;
 	if (cd_user_lookup_passwd(&u, name) < 0) {
 		explain_error(name, errno ? strerror(errno) : "user unknown to NSS");
@@ -263,27 +359,52 @@ static int cli_explain_user(const char *name, const char *config, const char *co
 		      "the exec records show the file-capability rule only", single_start(&t, "note", NULL, NULL));
 		single_end(&t);
 	}
+	static const char *const userdb_default[] = CLI_USERDB_DEFAULT_DIRS;
+	if (rc == 0)
+		rc = explain_userdb(&u, g.caps, o->nuserdb ? o->userdb : userdb_default,
+				    o->nuserdb ? o->nuserdb : CLI_USERDB_NDEFAULT);
 	if (rc == 0)
 		rc = explain_files(g.caps, paths, npaths);
+	else
+		explain_files(g.caps, paths, npaths);	/* still shown: the exit says not all is known */
 	cd_grant_free(&g);
 	cd_policy_free(&pol);
 	cd_user_free(&u);
 	return rc < 0 || st != CD_POLICY_OK ? CLI_ERROR : CLI_OK;
 }
 
+static int parse_args(int argc, char **argv, struct explain_opts *o)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' }, { "confdir", required_argument, NULL, 'd' },
+		{ "userdb", required_argument, NULL, 'u' }, { NULL, 0, NULL, 0 },
+	};
+	int c;
+	/* --userdb may come argc times at most */
+	if ((o->userdb = calloc((size_t)argc + 1, sizeof(*o->userdb))) == NULL)
+		return cli_out_of_memory("explain", "nothing explained");
+	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->config = optarg; break;
+		case 'd': o->confdir = optarg; break;
+		case 'u': o->userdb[o->nuserdb++] = optarg; break;
+		default: cli_bad_option(argv, usage); return -1;
+		}
+	}
+	return optind;
+}
+
 int cli_explain_main(int argc, char **argv)
 {
-	const char *config = NULL, *confdir = NULL;
+	struct explain_opts o = { 0 };
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	form = cli_output_form(&argc, argv);
-	int first = cli_parse_config_opt(argc, argv, usage, &config, &confdir);
-	if (first < 0)
-		return CLI_ERROR;
-	if (first >= argc) {
+	int first = parse_args(argc, argv, &o), rc = CLI_ERROR;
+	if (first >= 0 && first >= argc)
 		fputs(usage, stderr);
-		return CLI_ERROR;
-	}
-	const char *name = argv[first++];
-	return cli_explain_user(name, config, confdir, argv + first, argc - first);
+	else if (first >= 0)
+		rc = cli_explain_user(argv[first], &o, argv + first + 1, argc - first - 1);
+	free(o.userdb);
+	return rc;
 }

@@ -289,15 +289,9 @@ static int grant_cmp(const void *a, const void *b)
 	return c != 0 ? c : (x->host > y->host) - (x->host < y->host);
 }
 
-static int error_level(const char *id)
-{
-	return strcmp(id, "fP-bypass") == 0 || strcmp(id, "mark-refused") == 0 ||
-	       strcmp(id, "mark-error") == 0;
-}
-
 static int is_drift(const char *id)
 {
-	return strncmp(id, "mark-", 5) == 0 && !error_level(id);
+	return strncmp(id, "mark-", 5) == 0 && !cli_finding_is_error(id);
 }
 
 /* The next drift (or, with @errors, error-level) finding from host *h's finding *i on, its
@@ -309,7 +303,7 @@ static json_object *next_finding(const struct report *r, int errors, size_t *h, 
 		while (*i < json_object_array_length(f)) {
 			json_object *x = json_object_array_get_idx(f, (*i)++);
 			const char *id = get_str(x, "id");
-			if (errors ? error_level(id) : is_drift(id))
+			if (errors ? cli_finding_is_error(id) : is_drift(id))
 				return x;
 		}
 	}

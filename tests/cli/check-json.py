@@ -80,7 +80,7 @@ def check(value, path, schema, errors, arrays):
             elif typ in ("object", "array"):
                 check(v, sub, schema, errors, arrays)
         for k, v in value.items():
-            if k.endswith("_hex") and k[:-4] in value and k != "raw_hex":
+            if k.endswith("_hex") and k[:-4] in value and k != "raw_hex" and v is not None:
                 exact = bytes.fromhex(v).decode("utf-8", "replace")
                 if exact != value[k[:-4]]:
                     errors.append("%s.%s: bytes do not match %r" % (path, k, value[k[:-4]]))

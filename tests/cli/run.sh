@@ -42,6 +42,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/edit-cases.sh"
 # shellcheck source=tests/cli/report-cases.sh
 . "$HERE/report-cases.sh"
+# shellcheck source=tests/cli/userdb-cases.sh
+. "$HERE/userdb-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -468,7 +470,7 @@ t_audit_json_schema() {
   live_proc 736368656d61	# "schema": processes[] is not empty, its keys are checked
   cd_nss audit --json --processes --config "$p" "$t"; want_rc 1
   kill "$LIVE_PID"
-  "$HERE/check-json.py" --may-be-empty errors --may-be-empty vanished "$MAN" "$OUT" >&2 || fail "JSON does not match the schema in capdelegate(8)"
+  "$HERE/check-json.py" --may-be-empty userdb.records --may-be-empty errors --may-be-empty vanished "$MAN" "$OUT" >&2 || fail "JSON does not match the schema in capdelegate(8)"
   cp "$OUT" "$CASE_DIR/doc.json"
   cd_nss audit --config "$p" "$t"
   # The JSON and the text report the same files and findings.
@@ -508,7 +510,7 @@ t_audit_hostile_names() {
   want_text "$OUT" "$t/esc\\x1b[31m\"q	"
   [ "$(awk -F'\t' '/^file/ && NF != 8' "$OUT" | wc -l)" -eq 0 ] || fail "a name broke the columns"
   cd_nss audit --json --config "$p" "$t"
-  "$HERE/check-json.py" --may-be-empty errors --may-be-empty vanished "$MAN" "$OUT" >&2 || fail "JSON invalid with hostile names"
+  "$HERE/check-json.py" --may-be-empty userdb.records --may-be-empty errors --may-be-empty vanished "$MAN" "$OUT" >&2 || fail "JSON invalid with hostile names"
   python3 - "$OUT" "$t" <<'PY' || fail "path_hex does not give back the exact names"
 import json, os, sys
 d = json.load(open(sys.argv[1]))
@@ -741,7 +743,7 @@ with open(doc, "w") as fp:
 d = json.load(open(doc))
 assert d["policy"]["path"] == policy.decode("utf-8", "replace"), d["policy"]
 assert sorted(f["path"].encode() for f in d["files"]) == files, d["files"]
-subprocess.run([checker, "--may-be-empty", "policy.rules", "--may-be-empty", "matrix",
+subprocess.run([checker, "--may-be-empty", "userdb.records", "--may-be-empty", "policy.rules", "--may-be-empty", "matrix",
                 "--may-be-empty", "errors", "--may-be-empty", "vanished", man, doc],
                check=True, stdout=sys.stderr)     # a missing policy: no rules, nobody gains
 PY
@@ -816,7 +818,7 @@ t_processes_json_fields() {
   live_proc 6669656c6473 distinct	# "fields"
   cd_nss audit --json --processes --config "$p" "$CASE_DIR"
   kill "$LIVE_PID"
-  "$HERE/check-json.py" --may-be-empty files --may-be-empty matrix --may-be-empty errors --may-be-empty vanished "$MAN" "$OUT" >&2 \
+  "$HERE/check-json.py" --may-be-empty userdb.records --may-be-empty files --may-be-empty matrix --may-be-empty errors --may-be-empty vanished "$MAN" "$OUT" >&2 \
     || fail "JSON does not match the schema in capdelegate(8)"
   python3 - "$OUT" "$LIVE_PID" "$HERE/check-json.py" "$MAN" <<'PY' >&2 || fail "processes[] fields"
 import json, subprocess, sys
@@ -830,7 +832,7 @@ assert p == [{"pid": pid, "tid": pid, "uid": 1001, "user": "alice", "comm": "fie
 def rejects(doc):
     with open(out + ".mut", "w") as f:
         json.dump(doc, f)
-    return subprocess.run([checker, "--may-be-empty", "files", "--may-be-empty", "matrix",
+    return subprocess.run([checker, "--may-be-empty", "userdb.records", "--may-be-empty", "files", "--may-be-empty", "matrix",
                            "--may-be-empty", "errors", "--may-be-empty", "vanished", man,
                            out + ".mut"], stdout=subprocess.DEVNULL).returncode == 1
 assert rejects(dict(d, processes=[])), "an empty processes[] passes"
@@ -1073,7 +1075,8 @@ CASES=(
   explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
   audit_confdir audit_capfile_owned_by_user audit_unused_grant_ignored_file oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"
-  "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${REPORT_CASES[@]}" "${FAULT_CASES[@]}"
+  "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${REPORT_CASES[@]}" "${USERDB_CASES[@]}"
+  "${FAULT_CASES[@]}"
 )
 
 run_case() {

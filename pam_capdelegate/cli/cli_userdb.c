@@ -1,0 +1,710 @@
+/*
+ * cli_userdb.c - systemd's drop-in JSON user records: a strict JSON reader that keeps only
+ * userName, uid and the two capability sets, and the search of the drop-in directories.
+ *
+ * A hand-written reader rather than json-c: json-c keeps the last of two equal keys without
+ * saying so, and systemd refuses a record with a duplicate field (sd_json_dispatch:
+ * "Duplicate object field"), so a record holding "capabilityAmbientSet" twice could show us
+ * one set while systemd saw another. This reader refuses duplicates, depth bombs, NUL bytes
+ * and anything after the object, and says which. tests/fuzz/fuzz_userdb.c holds it against
+ * json-c.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "cli_out.h"
+#include "cli_userdb.h"
+
+_Static_assert(CLI_USERDB_MAX_BYTES == 262144, "read_open_record names the bound in its message");
+
+struct reader {
+	const unsigned char *p, *end;
+	int depth;
+	const char *why;	/* first reason the input was refused */
+	int oom;
+};
+
+/* The keys read; every other key's value is checked as JSON and skipped. */
+enum key { K_OTHER, K_USERNAME, K_UID, K_AMBIENT, K_BOUNDING, K_PERMACHINE };
+
+static int refuse(struct reader *r, const char *why)
+{
+	if (r->why == NULL)
+		r->why = why;
+	return -1;
+}
+
+static void skip_ws(struct reader *r)
+{
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
+		r->p++;
+}
+
+static int hex4(struct reader *r, unsigned *v)
+{
+	*v = 0;
+	if (r->end - r->p < 4)
+		return refuse(r, "truncated \\u escape");
+	for (int i = 0; i < 4; i++) {
+		unsigned char c = *r->p++;
+		unsigned d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+			   : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
+		if (d == 16)
+			return refuse(r, "bad \\u escape");
+		*v = *v << 4 | d;
+	}
+	return 0;
+}
+
+/* \uXXXX (a surrogate pair as one character) as UTF-8 into @out. U+0000 is refused: the
+ * decoded text is a C string here, and a name cut at a NUL would not be the name. */
+static int unicode_escape(struct reader *r, FILE *out)
+{
+	unsigned cp, lo;
+	if (hex4(r, &cp) < 0)
+		return -1;
+	if (cp >= 0xDC00 && cp <= 0xDFFF)
+		return refuse(r, "lone low surrogate in a \\u escape");
+	if (cp >= 0xD800 && cp <= 0xDBFF) {
+		if (r->end - r->p < 2 || r->p[0] != '\\' || r->p[1] != 'u')
+			return refuse(r, "lone high surrogate in a \\u escape");
+		r->p += 2;
+		if (hex4(r, &lo) < 0)
+			return -1;
+		if (lo < 0xDC00 || lo > 0xDFFF)
+			return refuse(r, "high surrogate without its low surrogate");
+		cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+	}
+	if (cp == 0)
+		return refuse(r, "a string holds U+0000");
+	if (cp < 0x80) {
+		fputc((int)cp, out);
+	} else if (cp < 0x800) {
+		fputc(0xC0 | cp >> 6, out);
+		fputc(0x80 | (cp & 0x3F), out);
+	} else if (cp < 0x10000) {
+		fputc(0xE0 | cp >> 12, out);
+		fputc(0x80 | (cp >> 6 & 0x3F), out);
+		fputc(0x80 | (cp & 0x3F), out);
+	} else {
+		fputc(0xF0 | cp >> 18, out);
+		fputc(0x80 | (cp >> 12 & 0x3F), out);
+		fputc(0x80 | (cp >> 6 & 0x3F), out);
+		fputc(0x80 | (cp & 0x3F), out);
+	}
+	return 0;
+}
+
+static int simple_escape(struct reader *r, FILE *out)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	const char *e = r->p < r->end ? memchr(from, *r->p, sizeof(from) - 1) : NULL;
+	if (r->p < r->end && *r->p == 'u') {
+		r->p++;
+		return unicode_escape(r, out);
+	}
+	if (e == NULL)
+		return refuse(r, r->p < r->end ? "bad escape in a string" : "truncated string");
+	fputc(to[e - from], out);
+	r->p++;
+	return 0;
+}
+
+/* A string (at its opening quote), decoded into a malloc'ed C string; *@s NULL with -1. */
+static int read_string(struct reader *r, char **s)
+{
+	size_t size = 0;
+	*s = NULL;
+	FILE *out = open_memstream(s, &size);
+	if (out == NULL) {
+		r->oom = 1;
+		return -1;
+	}
+	int rc = 0;
+	r->p++;
+	while (rc == 0) {
+		if (r->p >= r->end) {
+			rc = refuse(r, "truncated string");
+		} else if (*r->p == '"') {
+			r->p++;
+			break;
+		} else if (*r->p == '\\') {
+			r->p++;
+			rc = simple_escape(r, out);
+		} else if (*r->p < 0x20) {
+			rc = refuse(r, "control character in a string");
+		} else {
+			/* RFC 8259: text is UTF-8; an invalid byte is not a character of the name */
+			size_t n = cli_utf8_seq(r->p, (size_t)(r->end - r->p));
+			if (n == 0)
+				rc = refuse(r, "invalid UTF-8 in a string");
+			fwrite(r->p, 1, n, out);
+			r->p += n;
+		}
+	}
+	if (fclose(out) != 0 && rc == 0) {
+		r->oom = 1;
+		rc = -1;
+	}
+	if (rc < 0) {
+		free(*s);
+		*s = NULL;
+	}
+	return rc;
+}
+
+static int skip_digits(struct reader *r)
+{
+	const unsigned char *start = r->p;
+	while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
+		r->p++;
+	return r->p > start ? 0 : refuse(r, "bad number");
+}
+
+/* A number by RFC 8259's grammar. @uid: set to its value when it is a plain non-negative
+ * integer that fits, else left alone (systemd then has no uid either). */
+static int read_number(struct reader *r, int *has_uid, uint64_t *uid)
+{
+	const unsigned char *start = r->p;
+	int plain = 1;
+	if (*r->p == '-') {
+		r->p++;
+		plain = 0;
+	}
+	if (r->p < r->end && *r->p == '0')
+		r->p++;
+	else if (skip_digits(r) < 0)
+		return -1;
+	if (r->p < r->end && *r->p == '.') {
+		r->p++;
+		plain = 0;
+		if (skip_digits(r) < 0)
+			return -1;
+	}
+	if (r->p < r->end && (*r->p == 'e' || *r->p == 'E')) {
+		r->p++;
+		plain = 0;
+		if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
+			r->p++;
+		if (skip_digits(r) < 0)
+			return -1;
+	}
+	if (plain && has_uid != NULL && r->p - start <= 10) {
+		uint64_t v = 0;
+		for (const unsigned char *c = start; c < r->p; c++)
+			v = v * 10 + (uint64_t)(*c - '0');
+		*has_uid = 1;
+		*uid = v;
+	}
+	return 0;
+}
+
+static int literal(struct reader *r, const char *word)
+{
+	size_t n = strlen(word);
+	if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0)
+		return refuse(r, r->end - r->p < (long)n ? "truncated" : "not JSON");
+	r->p += n;
+	return 0;
+}
+
+static int skip_value(struct reader *r);
+
+/* "[" or "{" ... with @each called at each element; the depth bound applies here. */
+static int container(struct reader *r, char close, int (*each)(struct reader *, void *), void *arg)
+{
+	if (++r->depth > CLI_USERDB_MAX_DEPTH)
+		return refuse(r, "nested deeper than 32 levels");
+	r->p++;
+	skip_ws(r);
+	if (r->p < r->end && *r->p == close) {
+		r->p++;
+		r->depth--;
+		return 0;
+	}
+	for (;;) {
+		if (each(r, arg) < 0)
+			return -1;
+		skip_ws(r);
+		if (r->p >= r->end)
+			return refuse(r, "truncated");
+		if (*r->p == close)
+			break;
+		if (*r->p != ',')
+			return refuse(r, "expected ',' or the end of the array or object");
+		r->p++;
+		skip_ws(r);
+	}
+	r->p++;
+	r->depth--;
+	return 0;
+}
+
+static int skip_element(struct reader *r, void *arg)
+{
+	(void)arg;
+	return skip_value(r);
+}
+
+static int skip_member(struct reader *r, void *arg)
+{
+	char *key = NULL;
+	(void)arg;
+	if (r->p >= r->end || *r->p != '"')
+		return refuse(r, r->p >= r->end ? "truncated" : "object key is not a string");
+	if (read_string(r, &key) < 0)
+		return -1;
+	free(key);
+	skip_ws(r);
+	if (r->p >= r->end || *r->p != ':')
+		return refuse(r, r->p >= r->end ? "truncated" : "expected ':' after an object key");
+	r->p++;
+	skip_ws(r);
+	return skip_value(r);
+}
+
+static int skip_value(struct reader *r)
+{
+	if (r->p >= r->end)
+		return refuse(r, "truncated");
+	switch (*r->p) {
+	case '{': return container(r, '}', skip_member, NULL);
+	case '[': return container(r, ']', skip_element, NULL);
+	case '"': {
+		char *s = NULL;
+		int rc = read_string(r, &s);
+		free(s);
+		return rc;
+	}
+	case 't': return literal(r, "true");
+	case 'f': return literal(r, "false");
+	case 'n': return literal(r, "null");
+	default:
+		if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9'))
+			return read_number(r, NULL, NULL);
+		return refuse(r, "not JSON");
+	}
+}
+
+/* A capability as systemd's capability_from_name takes it (cap-list.c): a name in any case
+ * ("cap_net_raw", "CAP_NET_RAW") or a number. libcap's cap_from_name would also take
+ * "cap_net_raw2" as cap_net_raw, so the whole string must be libcap's name for it; of the
+ * numbers only plain decimal 0..63 is read, and anything else refuses the record. */
+static int cap_bit(const char *s)
+{
+	size_t n = strlen(s);
+	if (n >= 1 && n <= 2 && s[0] >= '0' && s[0] <= '9' && (n == 1 || (s[1] >= '0' && s[1] <= '9'))) {
+		int v = n == 1 ? s[0] - '0' : (s[0] - '0') * 10 + (s[1] - '0');
+		return (n == 2 && s[0] == '0') || v > 63 ? -1 : v;
+	}
+	return cd_cap_from_name(s, n);
+}
+
+static int cap_element(struct reader *r, void *arg)
+{
+	cd_capmask *m = arg;
+	char *s = NULL;
+	if (r->p >= r->end || *r->p != '"')
+		return refuse(r, r->p >= r->end ? "truncated" : "a capability set holds a value that is not a string");
+	if (read_string(r, &s) < 0)
+		return -1;
+	int bit = cap_bit(s);
+	free(s);
+	if (bit < 0)
+		return refuse(r, "a capability set names a capability libcap does not know");
+	*m |= (cd_capmask)1 << bit;
+	return 0;
+}
+
+/* A capability set: an array of names, or null (not set, as systemd's strv dispatch). */
+static int cap_set(struct reader *r, int *has, cd_capmask *m)
+{
+	if (r->p < r->end && *r->p == 'n')
+		return literal(r, "null");
+	if (r->p >= r->end || *r->p != '[')
+		return refuse(r, r->p >= r->end ? "truncated" : "a capability set is not an array");
+	*m = 0;
+	*has = 1;
+	return container(r, ']', cap_element, m);
+}
+
+/* The sets of one object (the record or a perMachine section), merged into @f below. */
+struct section {
+	struct cli_userdb_fields *f;
+	int top;
+	unsigned seen;		/* keys met, by enum key: a second one is refused */
+	int has_ambient, has_bounding;
+	cd_capmask ambient, bounding;
+};
+
+static enum key key_of(const char *k, int top)
+{
+	if (strcmp(k, "capabilityAmbientSet") == 0)
+		return K_AMBIENT;
+	if (strcmp(k, "capabilityBoundingSet") == 0)
+		return K_BOUNDING;
+	if (strcmp(k, "uid") == 0)
+		return top ? K_UID : K_OTHER;
+	if (top && strcmp(k, "userName") == 0)
+		return K_USERNAME;
+	if (top && strcmp(k, "perMachine") == 0)
+		return K_PERMACHINE;
+	return K_OTHER;
+}
+
+static void merge(struct cli_userdb_fields *f, const struct section *s)
+{
+	if (s->has_ambient) {
+		f->ambient = f->has_ambient ? f->ambient | s->ambient : s->ambient;
+		f->has_ambient = 1;
+	}
+	if (s->has_bounding) {
+		f->bounding = f->has_bounding ? f->bounding & s->bounding : s->bounding;
+		f->has_bounding = 1;
+	}
+}
+
+static int section_object(struct reader *r, struct cli_userdb_fields *f, int top);
+
+static int per_machine_element(struct reader *r, void *arg)
+{
+	if (r->p >= r->end || *r->p != '{')
+		return refuse(r, r->p >= r->end ? "truncated" : "a perMachine entry is not an object");
+	return section_object(r, arg, 0);
+}
+
+static int user_name(struct reader *r, struct cli_userdb_fields *f)
+{
+	if (r->p >= r->end || *r->p != '"')
+		return refuse(r, r->p >= r->end ? "truncated" : "userName is not a string");
+	return read_string(r, &f->user);
+}
+
+static int section_value(struct reader *r, struct section *s, enum key k)
+{
+	switch (k) {
+	case K_USERNAME: return user_name(r, s->f);
+	case K_UID:
+		if (r->p < r->end && (*r->p == '-' || (*r->p >= '0' && *r->p <= '9')))
+			return read_number(r, &s->f->has_uid, &s->f->uid);
+		return skip_value(r);	/* not a uid: the name check then fails for UID.user */
+	case K_AMBIENT: return cap_set(r, &s->has_ambient, &s->ambient);
+	case K_BOUNDING: return cap_set(r, &s->has_bounding, &s->bounding);
+	case K_PERMACHINE:
+		if (r->p < r->end && *r->p == 'n')
+			return literal(r, "null");
+		if (r->p >= r->end || *r->p != '[')
+			return refuse(r, r->p >= r->end ? "truncated" : "perMachine is not an array");
+		return container(r, ']', per_machine_element, s->f);
+	default: return skip_value(r);
+	}
+}
+
+static int section_member(struct reader *r, void *arg)
+{
+	struct section *s = arg;
+	char *key = NULL;
+	if (r->p >= r->end || *r->p != '"')
+		return refuse(r, r->p >= r->end ? "truncated" : "object key is not a string");
+	if (read_string(r, &key) < 0)
+		return -1;
+	enum key k = key_of(key, s->top);
+	free(key);
+	if (k != K_OTHER && (s->seen & 1u << k))
+		return refuse(r, "duplicate key (systemd refuses the record)");
+	s->seen |= 1u << k;
+	skip_ws(r);
+	if (r->p >= r->end || *r->p != ':')
+		return refuse(r, r->p >= r->end ? "truncated" : "expected ':' after an object key");
+	r->p++;
+	skip_ws(r);
+	return section_value(r, s, k);
+}
+
+static int section_object(struct reader *r, struct cli_userdb_fields *f, int top)
+{
+	struct section s = { .f = f, .top = top };
+	if (container(r, '}', section_member, &s) < 0)
+		return -1;
+	merge(f, &s);
+	return 0;
+}
+
+void cli_userdb_fields_free(struct cli_userdb_fields *f)
+{
+	free(f->user);
+	*f = (struct cli_userdb_fields){ 0 };
+}
+
+int cli_userdb_parse(const char *buf, size_t len, struct cli_userdb_fields *out, const char **why)
+{
+	struct reader r = { .p = (const unsigned char *)buf, .end = (const unsigned char *)buf + len };
+	*out = (struct cli_userdb_fields){ 0 };
+	*why = NULL;
+	if (memchr(buf, '\0', len) != NULL) {
+		/* systemd reads the file as a C string: what follows a NUL would be unread */
+		*why = "the file holds a NUL byte";
+		return -1;
+	}
+	skip_ws(&r);
+	int rc = -1;
+	if (r.p >= r.end)
+		refuse(&r, "empty");
+	else if (*r.p != '{')
+		refuse(&r, "not a JSON object");
+	else if (section_object(&r, out, 1) == 0) {
+		skip_ws(&r);
+		rc = r.p == r.end ? 0 : refuse(&r, "trailing bytes after the JSON object");
+	}
+	if (rc == 0)
+		return 0;
+	cli_userdb_fields_free(out);
+	*why = r.why;
+	return r.oom ? -2 : -1;
+}
+
+/* ---- the drop-in directories ---------------------------------------------------------- */
+
+static struct cli_userdb_record *add_record(struct cli_userdb *db, const char *dir, const char *name)
+{
+	if (db->nrecords == db->cap) {
+		size_t n = db->cap ? 2 * db->cap : 16;
+		struct cli_userdb_record *nr = realloc(db->records, n * sizeof(*nr));
+		if (nr == NULL)
+			return NULL;
+		db->records = nr;
+		db->cap = n;
+	}
+	struct cli_userdb_record *rec = &db->records[db->nrecords];
+	*rec = (struct cli_userdb_record){ 0 };
+	if (asprintf(&rec->path, "%s%s%s", dir, name ? "/" : "", name ? name : "") < 0)
+		return NULL;
+	db->nrecords++;
+	return rec;
+}
+
+/* "WHAT: DETAIL" (DETAIL may be NULL) as the record's error. */
+static int set_error(struct cli_userdb *db, struct cli_userdb_record *rec, const char *what,
+		     const char *detail)
+{
+	if (asprintf(&rec->error, "%s%s%s", what, detail ? ": " : "", detail ? detail : "") < 0) {
+		rec->error = NULL;
+		return -1;
+	}
+	db->nerrors++;
+	return 0;
+}
+
+static const char *file_type(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+	       : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" : "another kind of file";
+}
+
+/* systemd masks a drop-in by a symlink to /dev/null (CONF_FILES_FILTER_MASKED). */
+static int is_null_device(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3);
+}
+
+/* Up to CLI_USERDB_MAX_BYTES + 1 bytes of @fd into *@buf: more than the bound is refused
+ * without reading on (a file may grow between fstat and read). */
+static ssize_t read_bounded(int fd, char **buf)
+{
+	size_t len = 0, size = CLI_USERDB_MAX_BYTES + 1;
+	*buf = malloc(size);
+	if (*buf == NULL)
+		return -2;
+	while (len < size) {
+		ssize_t n = read(fd, *buf + len, size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	return (ssize_t)len;
+}
+
+/* The name check systemd makes (userdb-dropin.c load_user): NAME.user holds userName NAME,
+ * UID.user holds uid UID. */
+static const char *name_mismatch(const struct cli_userdb_fields *f, const char *name)
+{
+	size_t stem = strlen(name) - strlen(".user");
+	int digits = stem > 0 && stem <= 10;
+	uint64_t uid = 0;
+	for (size_t i = 0; i < stem && digits; i++) {
+		digits = name[i] >= '0' && name[i] <= '9';
+		uid = uid * 10 + (uint64_t)(name[i] - '0');
+	}
+	if (f->user == NULL)
+		return "no userName";
+	if (digits)
+		return f->has_uid && f->uid == uid ? NULL : "its uid is not the number in the file name";
+	if (strlen(f->user) != stem || memcmp(f->user, name, stem) != 0)
+		return "its userName is not the file name";
+	return NULL;
+}
+
+/* Judge the open descriptor, never the name again: it is what was read. */
+static int read_open_record(struct cli_userdb *db, struct cli_userdb_record *rec, int fd,
+			    const char *name)
+{
+	struct stat st;
+	char *buf = NULL;
+	const char *why;
+	if (fstat(fd, &st) < 0)
+		return set_error(db, rec, "cannot examine", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return set_error(db, rec, "not a regular file", file_type(st.st_mode));
+	ssize_t len = read_bounded(fd, &buf);
+	int rc;
+	if (len == -2)
+		rc = -1;
+	else if (len < 0)
+		rc = set_error(db, rec, "cannot read", strerror(errno));
+	else if (len > CLI_USERDB_MAX_BYTES)
+		rc = set_error(db, rec, "larger than 262144 bytes: refused unread", NULL);
+	else if ((rc = cli_userdb_parse(buf, (size_t)len, &rec->f, &why)) == -1)
+		rc = set_error(db, rec, "not a user record systemd reads", why);
+	else if (rc == 0 && (why = name_mismatch(&rec->f, name)) != NULL)
+		rc = set_error(db, rec, why, NULL);
+	free(buf);
+	return rc < 0 ? -1 : 0;
+}
+
+/* One entry. A FIFO or device is judged by stat before any open (an open of a device may
+ * act on it); the regular file opened is then judged again by fstat. Symlinks are followed,
+ * as systemd follows them (UID.user -> NAME.user). 1: masked, no record. */
+static int read_record(struct cli_userdb *db, int dfd, const char *dir, const char *name)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, 0) == 0 && is_null_device(&st))
+		return 1;
+	struct cli_userdb_record *rec = add_record(db, dir, name);
+	if (rec == NULL)
+		return -1;
+	for (size_t i = 0; i + 1 < db->nrecords && rec->hidden_by == NULL; i++) {
+		const char *other = strrchr(db->records[i].path, '/');
+		if (other != NULL && strcmp(other + 1, name) == 0)
+			rec->hidden_by = db->records[i].path;
+	}
+	if (fstatat(dfd, name, &st, 0) < 0)
+		return set_error(db, rec, "cannot examine", strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return set_error(db, rec, "not a regular file", file_type(st.st_mode));
+	int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return set_error(db, rec, "cannot open", strerror(errno));
+	int rc = read_open_record(db, rec, fd, name);
+	close(fd);
+	return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The names NAME.user of @d, sorted (systemd's order is by name too). */
+static int list_names(DIR *d, char ***names, size_t *n)
+{
+	size_t cap = 0;
+	struct dirent *e;
+	*names = NULL;
+	*n = 0;
+	errno = 0;
+	while ((e = readdir(d)) != NULL) {
+		if (!has_suffix(e->d_name, ".user"))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			char **nn = realloc(*names, cap * sizeof(*nn));
+			if (nn == NULL)
+				return -1;
+			*names = nn;
+		}
+		if (((*names)[*n] = strdup(e->d_name)) == NULL)
+			return -1;
+		++*n;
+	}
+	if (errno != 0)
+		return -2;
+	qsort(*names, *n, sizeof(**names), by_name);
+	return 0;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* A directory that cannot be read is an error record under its own path: its records are
+ * unknown, which is not none. */
+static int dir_error(struct cli_userdb *db, const char *dir, int err)
+{
+	struct cli_userdb_record *rec = add_record(db, dir, NULL);
+	return rec == NULL ? -1 : set_error(db, rec, "cannot read the directory", strerror(err));
+}
+
+static int load_dir(struct cli_userdb *db, const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : dir_error(db, dir, errno);
+	DIR *d = fdopendir(dfd);
+	if (d == NULL) {
+		int err = errno;
+		close(dfd);
+		return dir_error(db, dir, err);
+	}
+	char **names;
+	size_t n;
+	int rc = list_names(d, &names, &n);
+	if (rc == -2)
+		rc = dir_error(db, dir, errno);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = read_record(db, dirfd(d), dir, names[i]) < 0 ? -1 : 0;
+	free_names(names, n);
+	closedir(d);
+	return rc;
+}
+
+int cli_userdb_load(struct cli_userdb *db, const char *const *dirs, size_t ndirs)
+{
+	*db = (struct cli_userdb){ .dirs = dirs, .ndirs = ndirs };
+	for (size_t i = 0; i < ndirs; i++)
+		if (load_dir(db, dirs[i]) < 0)
+			return -1;
+	return 0;
+}
+
+void cli_userdb_free(struct cli_userdb *db)
+{
+	for (size_t i = 0; i < db->nrecords; i++) {
+		free(db->records[i].path);
+		free(db->records[i].error);
+		cli_userdb_fields_free(&db->records[i].f);
+	}
+	free(db->records);
+	db->records = NULL;
+	db->nrecords = 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * cli_userdb.h - systemd's JSON user records (drop-in files NAME.user), read for what they do to
+ * a session's capabilities: since systemd 254 pam_systemd raises a record's
+ * capabilityAmbientSet "also inherit" (pI replaced, every program the user runs holds the
+ * set) and drops what its capabilityBoundingSet leaves out. audit and explain report both
+ * next to the policy (capdelegate(8), USER RECORDS). Core-free apart from the capability
+ * names (cd_cap_from_name), so the parser can be fuzzed on its own.
+ */
+#ifndef CLI_USERDB_H
+#define CLI_USERDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cd_policy.h"
+
+/* systemd's search path for drop-in records (src/shared/userdb-dropin.h, nss-systemd(8)),
+ * in its order: a NAME.user in an earlier directory hides the same name in a later one. */
+#define CLI_USERDB_DEFAULT_DIRS \
+	{ "/etc/userdb", "/run/userdb", "/run/host/userdb", "/usr/local/lib/userdb", "/usr/lib/userdb" }
+#define CLI_USERDB_NDEFAULT 5
+
+/* A record is a few hundred bytes; one larger than this is refused unread, so a huge file
+ * (or one that grows while read) costs a bounded read. */
+#define CLI_USERDB_MAX_BYTES (256 * 1024)
+/* Records nest three or four levels (perMachine, privileged); deeper input is refused before
+ * the recursive parser could run out of stack. */
+#define CLI_USERDB_MAX_DEPTH 32
+
+/* What one record says about capabilities. The sets of the top level and of every perMachine
+ * section are merged, whichever machine a section matches: ambient is the union of every
+ * capabilityAmbientSet, bounding the intersection of every capabilityBoundingSet (what any of
+ * them may take away). */
+struct cli_userdb_fields {
+	char *user;		/* userName; NULL if absent */
+	int has_uid;
+	uint64_t uid;
+	int has_ambient, has_bounding;
+	cd_capmask ambient, bounding;
+};
+
+/* Parse @len bytes (not NUL-terminated; a NUL byte anywhere rejects them). 0: parsed, @out
+ * filled (free with cli_userdb_fields_free). -1: rejected, *why a static reason. -2: out of
+ * memory. Strict JSON (RFC 8259) with one object at the top; a duplicate key among those read
+ * here, a string holding U+0000, a capability list that is not an array of strings or names
+ * a capability libcap does not know (a decimal number 0..63 is taken as systemd takes it)
+ * are rejected, never guessed. */
+int cli_userdb_parse(const char *buf, size_t len, struct cli_userdb_fields *out, const char **why);
+void cli_userdb_fields_free(struct cli_userdb_fields *f);
+
+/* One *.user entry of a searched directory. */
+struct cli_userdb_record {
+	char *path;		/* DIR/NAME.user as found (the name's bytes as they are) */
+	char *error;		/* NULL, or why the record could not be read: not audited */
+	const char *hidden_by;	/* path of the same name in an earlier directory, or NULL */
+	struct cli_userdb_fields f;
+};
+
+struct cli_userdb {
+	const char *const *dirs;
+	size_t ndirs;
+	struct cli_userdb_record *records;
+	size_t nrecords, cap;
+	size_t nerrors;		/* records with error set */
+};
+
+/* Read every NAME.user of @dirs, in their order, names sorted in each. A directory that does
+ * not exist holds no record; one that cannot be read is an error record. A masked name (a
+ * symlink to /dev/null, as systemd masks) is no record. -1 only when memory runs out. */
+int cli_userdb_load(struct cli_userdb *db, const char *const *dirs, size_t ndirs);
+void cli_userdb_free(struct cli_userdb *db);
+
+#endif

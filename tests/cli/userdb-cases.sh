@@ -1,0 +1,273 @@
+# userdb-cases.sh: tests/cli/run.sh's cases for systemd's user records (issue 22): audit's
+# ambient-grant, bounding-drop and userdb-invalid findings, explain's userdb records, and the
+# record reader against hostile files (sourced after lib.sh). Each record is a fixture file in
+# the case's own --userdb directory; the audited tree is empty, so each run takes milliseconds.
+
+USERDB_CASES=(
+  userdb_ambient_grant userdb_ambient_json userdb_bounding_drop userdb_explain
+  userdb_name_forms userdb_hostile_json userdb_size_and_depth userdb_file_kinds
+  userdb_odd_names userdb_search_order fault_alloc_userdb
+)
+
+TAB=$'\t'
+
+# record DIR NAME TEXT: DIR/NAME.user holding TEXT (printf %b: \0, \n and \xNN as bytes).
+record() {
+  mkdir -p "$1"
+  printf '%b' "$3" >"$1/$2.user"
+}
+
+# The audit of an empty tree with the standard policy and the records of DIR...
+udb_audit() {
+  local p="$CASE_DIR/std.conf" args=() d
+  [ -f "$p" ] || p=$(std_policy)	# once: a policy younger than 50 ms is read twice
+  for d in "$@"; do args+=(--userdb "$d"); done
+  mkdir -p "$CASE_DIR/empty"
+  cd_nss audit --config "$p" --confdir '' "${args[@]}" "$CASE_DIR/empty"
+}
+
+t_userdb_ambient_grant() {
+  need_root; local d="$CASE_DIR/db"
+  # baseline: no records, warnings only (the empty tree leaves every grant unused)
+  mkdir -p "$d"; udb_audit "$d"; want_rc 1; no_text "$OUT" "ambient-grant"
+  record "$d" bob '{"userName":"bob","uid":1002,"capabilityAmbientSet":["cap_net_raw","CAP_SYS_TIME"]}'
+  record "$d" carol '{"userName":"carol","capabilityAmbientSet":[]}'
+  udb_audit "$d"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_raw,cap_sys_time${TAB}user record of bob raises these in the ambient set at each login"
+  [ "$(count_lines "$OUT" ambient-grant)" -eq 1 ] || fail "an empty ambient set is no grant"
+}
+
+t_userdb_ambient_json() {
+  need_root; local d="$CASE_DIR/db"
+  record "$d" bob '{"userName":"bob","capabilityAmbientSet":["cap_net_raw"],"capabilityBoundingSet":["cap_net_raw"]}'
+  record "$d" zed '{"userName":"zed"'
+  local p; p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  cd_nss audit --json --config "$p" --confdir '' --userdb "$d" "$CASE_DIR/empty"; want_rc 2
+  "$HERE/check-json.py" --may-be-empty files --may-be-empty matrix --may-be-empty errors \
+    --may-be-empty vanished "$MAN" "$OUT" >&2 || fail "JSON schema"
+  python3 - "$OUT" "$d" <<'PY' >&2 || fail "userdb in JSON"
+import json, sys
+doc, d = json.load(open(sys.argv[1])), sys.argv[2]
+assert doc["version"] == 4, doc["version"]
+assert doc["userdb"]["directories"] == [d], doc["userdb"]
+recs = {r["path"]: r for r in doc["userdb"]["records"]}
+assert recs[d + "/bob.user"]["user"] == "bob" and recs[d + "/bob.user"]["ambient"] == ["cap_net_raw"], recs
+assert recs[d + "/bob.user"]["error"] is None and recs[d + "/bob.user"]["bounding"] == ["cap_net_raw"]
+assert recs[d + "/zed.user"]["user"] is None and "truncated" in recs[d + "/zed.user"]["error"], recs
+f = {(x["id"], x["path"]): x for x in doc["findings"]}
+assert f[("ambient-grant", d + "/bob.user")]["caps"] == ["cap_net_raw"], f
+assert f[("ambient-grant", d + "/bob.user")]["line"] is None
+assert ("userdb-invalid", d + "/zed.user") in f, f
+# bob's bounding set keeps cap_net_raw but not cap_net_admin (@netops)
+assert f[("bounding-drop", d + "/bob.user")]["caps"] == ["cap_net_admin"], f
+PY
+  # report counts it among a fleet's error-level findings
+  cp "$OUT" "$CASE_DIR/host.json"
+  cd_run report "$CASE_DIR/host.json"; want_rc 2
+  want_text "$OUT" "ambient-grant"; want_text "$OUT" "userdb-invalid"
+}
+
+t_userdb_bounding_drop() {
+  need_root; local d="$CASE_DIR/db"
+  record "$d" alice '{"userName":"alice","capabilityBoundingSet":["cap_chown"]}'
+  record "$d" carol '{"userName":"carol","capabilityBoundingSet":["cap_syslog","cap_chown"]}'
+  record "$d" dave '{"userName":"dave","capabilityBoundingSet":[]}'
+  udb_audit "$d"; want_rc 1		# a warning: the session gets less, never more
+  want_text "$OUT" "finding${TAB}bounding-drop${TAB}$d/alice.user${TAB}cap_net_raw${TAB}user record of alice leaves these out"
+  no_text "$OUT" "$d/carol.user"	# keeps the default line's cap_syslog
+  no_text "$OUT" "$d/dave.user"		# dave's own line grants none: nothing to take
+  # a user NSS does not know: compared with every grant of the policy
+  record "$d" mallory '{"userName":"mallory","capabilityBoundingSet":["cap_net_raw"]}'
+  udb_audit "$d"; want_rc 1
+  want_text "$OUT" "finding${TAB}bounding-drop${TAB}$d/mallory.user${TAB}cap_net_admin,cap_syslog${TAB}"
+  want_text "$OUT" "(user unknown to NSS: every grant of the policy)"
+}
+
+t_userdb_explain() {
+  need_root; local p d="$CASE_DIR/db"; p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  record "$d" bob '{"userName":"bob","capabilityAmbientSet":["cap_net_raw","cap_sys_time"],"capabilityBoundingSet":["cap_net_raw","cap_sys_time"]}'
+  record "$d" 1002 '{"userName":"bob","uid":1002}'
+  record "$d" alice '{"userName":"alice","capabilityAmbientSet":["cap_chown"]}'
+  cd_nss explain bob --config "$p" --confdir '' --userdb "$d" "$CASE_DIR/empty"; want_rc 0
+  want_line "$OUT" "pI\tcap_net_admin,cap_net_raw\tgroup"
+  want_line "$OUT" "userdb\t$d/bob.user\tambient=cap_net_raw,cap_sys_time\tbounding=cap_net_raw,cap_sys_time\tadds=cap_net_raw,cap_sys_time\tremoves=cap_net_admin\tapplies"
+  want_line "$OUT" "userdb\t$d/1002.user\tambient=-\tbounding=-\tadds=none\tremoves=none\tapplies"
+  no_text "$OUT" "alice.user"
+  # a record of bob that cannot be read: shown, and exit 2
+  record "$d" bob '{"userName":"bob",'
+  cd_nss explain bob --config "$p" --confdir '' --userdb "$d" "$CASE_DIR/empty"; want_rc 2
+  want_line "$OUT" "userdb\t$d/bob.user\tambient=-\tbounding=-\tadds=none\tremoves=none\terror: not a user record systemd reads: truncated"
+  want_text "$ERR" "capdelegate: explain: error: $d/bob.user: not a user record systemd reads: truncated"
+  want_line "$OUT" "pI\tcap_net_admin,cap_net_raw\tgroup"
+}
+
+# Names as systemd's capability_from_name takes them: any case, or a number 0..63.
+t_userdb_name_forms() {
+  need_root; local d="$CASE_DIR/db"
+  record "$d" bob '{"userName":"bob","capabilityAmbientSet":["CAP_NET_RAW","Cap_Syslog","12","cap_net_raw"]}'
+  udb_audit "$d"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_admin,cap_net_raw,cap_syslog${TAB}"
+  # an escaped key is the same key (systemd decodes it): no hiding behind \u0041
+  record "$d" bob '{"userName":"bob","capability\\u0041mbientSet":["cap_net_raw"]}'
+  udb_audit "$d"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_raw${TAB}"
+  # nor in a perMachine section (applied when it matches the machine: reported whatever it matches)
+  record "$d" bob '{"userName":"bob","perMachine":[{"matchHostname":"elsewhere","capabilityAmbientSet":["cap_sys_time"]}]}'
+  udb_audit "$d"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_sys_time${TAB}"
+  # null: not set
+  record "$d" bob '{"userName":"bob","capabilityAmbientSet":null}'
+  udb_audit "$d"; want_rc 1; no_text "$OUT" "$d/bob.user"
+}
+
+# Every record here is refused, each named with its reason; all in one audit, each in its own
+# directory (an error is reported even in a record an earlier directory hides).
+t_userdb_hostile_json() {
+  need_root; local name text why i=0 dirs=() whys=() names=()
+  while IFS='|' read -r name text why; do
+    i=$((i + 1))
+    record "$CASE_DIR/d$i" "$name" "$text"
+    dirs+=("$CASE_DIR/d$i"); names+=("$name"); whys+=("$why")
+  done <<'CASES'
+bob|hello|not a user record systemd reads: not a JSON object
+bob|{"userName":"bob","capabilityAmbientSet":["cap_net_r|not a user record systemd reads: truncated string
+bob|{"userName":"bob","capabilityAmbientSet":["cap_net_raw"]|not a user record systemd reads: truncated
+bob|{"userName":"bob"} x|not a user record systemd reads: trailing bytes after the JSON object
+bob|{"userName":"bob"}{"capabilityAmbientSet":["cap_net_raw"]}|not a user record systemd reads: trailing bytes after the JSON object
+bob||not a user record systemd reads: empty
+bob|["bob"]|not a user record systemd reads: not a JSON object
+bob|{"uid":1002,"capabilityAmbientSet":["cap_net_raw"]}|no userName
+bob|{"userName":"alice","capabilityAmbientSet":["cap_net_raw"]}|its userName is not the file name
+bob|{"userName":"bobby"}|its userName is not the file name
+1002|{"userName":"bob","uid":1003}|its uid is not the number in the file name
+bob|{"userName":7}|not a user record systemd reads: userName is not a string
+bob|{"userName":"bob","capabilityAmbientSet":"cap_net_raw"}|not a user record systemd reads: a capability set is not an array
+bob|{"userName":"bob","capabilityBoundingSet":{"cap_net_raw":true}}|not a user record systemd reads: a capability set is not an array
+bob|{"userName":"bob","capabilityAmbientSet":[13]}|not a user record systemd reads: a capability set holds a value that is not a string
+bob|{"userName":"bob","capabilityAmbientSet":[["cap_net_raw"]]}|not a user record systemd reads: a capability set holds a value that is not a string
+bob|{"userName":"bob","capabilityAmbientSet":[null]}|not a user record systemd reads: a capability set holds a value that is not a string
+bob|{"userName":"bob","capabilityAmbientSet":["cap_net_rawx"]}|not a user record systemd reads: a capability set names a capability libcap does not know
+bob|{"userName":"bob","capabilityAmbientSet":["cap_net_raw2"]}|not a user record systemd reads: a capability set names a capability libcap does not know
+bob|{"userName":"bob","capabilityAmbientSet":["cap_net_raw "]}|not a user record systemd reads: a capability set names a capability libcap does not know
+bob|{"userName":"bob","capabilityAmbientSet":["0x0d"]}|not a user record systemd reads: a capability set names a capability libcap does not know
+bob|{"userName":"bob","capabilityAmbientSet":["64"]}|not a user record systemd reads: a capability set names a capability libcap does not know
+bob|{"userName":"bob","capabilityAmbientSet":["all"]}|not a user record systemd reads: a capability set names a capability libcap does not know
+bob|{"userName":"bob","capabilityAmbientSet":[""]}|not a user record systemd reads: a capability set names a capability libcap does not know
+bob|{"userName":"bob","capabilityAmbientSet":["cap_net_raw"],"capabilityAmbientSet":[]}|not a user record systemd reads: duplicate key (systemd refuses the record)
+bob|{"userName":"bob","capabilityAmbientSet":["cap_net_raw"],"capability\\u0041mbientSet":[]}|not a user record systemd reads: duplicate key (systemd refuses the record)
+bob|{"userName":"bob","userName":"alice"}|not a user record systemd reads: duplicate key (systemd refuses the record)
+bob|{"userName":"bob"}\0{"capabilityAmbientSet":["cap_net_raw"]}|not a user record systemd reads: the file holds a NUL byte
+bob|{"userName":"bob\\u0000x"}|not a user record systemd reads: a string holds U+0000
+bob|{"userName":"b\xffob"}|not a user record systemd reads: invalid UTF-8 in a string
+bob|{"userName":"bob\x01"}|not a user record systemd reads: control character in a string
+bob|{"userName":"bob","x":\xef\xbb\xbf1}|not a user record systemd reads: not JSON
+bob|{"userName":"bob","perMachine":{"capabilityAmbientSet":["cap_net_raw"]}}|not a user record systemd reads: perMachine is not an array
+bob|{"userName":"bob","perMachine":[["cap_net_raw"]]}|not a user record systemd reads: a perMachine entry is not an object
+bob|{"userName":"bob","perMachine":[{"capabilityAmbientSet":["cap_net_raw"],"capabilityAmbientSet":[]}]}|not a user record systemd reads: duplicate key (systemd refuses the record)
+bob|{"userName":"bob","x":[1,]}|not a user record systemd reads: not JSON
+bob|{"userName":"bob",}|not a user record systemd reads: object key is not a string
+bob|{"userName":"bob","x":01}|not a user record systemd reads: expected ',' or the end of the array or object
+bob|{"userName":"bob","x":"\\ud800"}|not a user record systemd reads: lone high surrogate in a \u escape
+CASES
+  [ "$i" -ge 39 ] || fail "only $i hostile records read"
+  udb_audit "${dirs[@]}"; want_rc 2
+  no_text "$OUT" "ambient-grant"
+  for i in "${!dirs[@]}"; do
+    want_text "$OUT" "finding${TAB}userdb-invalid${TAB}${dirs[$i]}/${names[$i]}.user${TAB}none${TAB}user record not audited: ${whys[$i]}"
+    want_text "$ERR" "capdelegate: audit: error: ${dirs[$i]}/${names[$i]}.user: ${whys[$i]}: user record not audited"
+  done
+}
+
+# The read is bounded (CLI_USERDB_MAX_BYTES, 262144 bytes) and so is nesting (32 levels).
+t_userdb_size_and_depth() {
+  need_root; local d="$CASE_DIR/db"
+  python3 - "$d" <<'PY'
+import os, sys
+d = sys.argv[1]
+os.makedirs(d, exist_ok=True)
+def put(name, body):
+    with open(os.path.join(d, name + ".user"), "wb") as f:
+        f.write(body)
+head = b'{"userName":"NAME","capabilityAmbientSet":["cap_net_raw"]}'
+# exactly the bound: read; one byte more: refused unread
+put("alice", head.replace(b"NAME", b"alice").ljust(262144, b" "))
+put("bob", head.replace(b"NAME", b"bob").ljust(262145, b" "))
+# 32 levels (the record's own object counts): read; 33 and a bomb: refused
+put("carol", b'{"userName":"carol","x":' + b"[" * 31 + b"]" * 31 + b"}")
+put("dave", b'{"userName":"dave","x":' + b"[" * 32 + b"]" * 32 + b"}")
+put("erin", b'{"userName":"erin","x":' + b"[" * 200000)
+PY
+  udb_audit "$d"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/alice.user${TAB}cap_net_raw${TAB}"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/bob.user${TAB}none${TAB}user record not audited: larger than 262144 bytes: refused unread"
+  no_text "$OUT" "$d/carol.user"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/dave.user${TAB}none${TAB}user record not audited: not a user record systemd reads: nested deeper than 32 levels"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/erin.user${TAB}none${TAB}user record not audited: not a user record systemd reads: nested deeper than 32 levels"
+}
+
+# Only regular files are read; a FIFO is never opened (it would block), a symlink is
+# followed as systemd follows it, one to /dev/null masks the name as in systemd.
+t_userdb_file_kinds() {
+  need_root; local d="$CASE_DIR/db" p; p=$(std_policy); mkdir -p "$d" "$CASE_DIR/empty"
+  mkfifo "$d/fifo.user"; mkdir "$d/dir.user"; ln -s nowhere "$d/gone.user"
+  ln -s /dev/null "$d/masked.user"; ln -s /dev/zero "$d/zero.user"
+  record "$CASE_DIR/elsewhere" real '{"userName":"bob","capabilityAmbientSet":["cap_net_raw"]}'
+  ln -s "$CASE_DIR/elsewhere/real.user" "$d/bob.user"
+  RC=0
+  LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" NSS_WRAPPER_PASSWD="$NSSDIR/passwd" \
+    NSS_WRAPPER_GROUP="$NSSDIR/group" timeout 20 "$BIN" audit --config "$p" --confdir '' --userdb "$d" \
+    "$CASE_DIR/empty" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2	# 124 would be a blocked read
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/fifo.user${TAB}none${TAB}user record not audited: not a regular file: a FIFO"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/dir.user${TAB}none${TAB}user record not audited: not a regular file: a directory"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/gone.user${TAB}none${TAB}user record not audited: cannot examine: No such file or directory"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/zero.user${TAB}none${TAB}user record not audited: not a regular file: a character device"
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_raw${TAB}"
+  no_text "$OUT" "masked.user"
+  # a directory that is not there holds no record; a file given as one is an error
+  udb_audit "$CASE_DIR/none"; want_rc 1; no_text "$ERR" "none"
+  udb_audit "$CASE_DIR/elsewhere/real.user"; want_rc 2
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$CASE_DIR/elsewhere/real.user${TAB}none${TAB}user record not audited: cannot read the directory: Not a directory"
+}
+
+# A record's name is hostile bytes: the path is escaped like every file name, the user's
+# name in the message as the policy spells names.
+t_userdb_odd_names() {
+  need_root; local d="$CASE_DIR/db"
+  record "$d" $'ev\x1b[31mil' '{"userName":"ev\\u001b[31mil","capabilityAmbientSet":["cap_net_raw"]}'
+  record "$d" $'new\nline' '{"userName":"new\\nline","capabilityAmbientSet":["cap_net_raw"]}'
+  udb_audit "$d"; want_rc 2
+  no_text "$OUT" $'\x1b'; no_text "$ERR" $'\x1b'
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/ev\\x1b[31mil.user${TAB}cap_net_raw${TAB}user record of ev\\033\\13331mil raises"
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/new\\x0aline.user${TAB}cap_net_raw${TAB}user record of new\\012line raises"
+  [ "$(count_lines "$OUT" '^finding')" -ge 2 ] || fail "two findings"
+  [ "$(grep -c . "$OUT")" -eq "$(grep -c '^[#a-z]' "$OUT")" ] || fail "a record broke a line"
+}
+
+# systemd's order: a NAME.user in an earlier directory hides the later ones of that name.
+t_userdb_search_order() {
+  need_root; local a="$CASE_DIR/etc" b="$CASE_DIR/lib"
+  record "$a" bob '{"userName":"bob"}'
+  record "$b" bob '{"userName":"bob","capabilityAmbientSet":["cap_net_raw"]}'
+  udb_audit "$a" "$b"; want_rc 1; no_text "$OUT" "ambient-grant"
+  udb_audit "$b" "$a"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$b/bob.user${TAB}cap_net_raw${TAB}"
+  # without --userdb: systemd's search path, in its order
+  local p; p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  cd_nss audit --json --config "$p" --confdir '' "$CASE_DIR/empty"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["userdb"]["directories"]; assert d == ["/etc/userdb", "/run/userdb", "/run/host/userdb", "/usr/local/lib/userdb", "/usr/lib/userdb"], d' "$OUT" \
+    || fail "default search path"
+}
+
+# Each allocation of audit failing in turn, with records to read (fault-cases.sh's sweep): exit
+# 2 with a message of its own, or the unfaulted answer; never a record or finding lost in
+# silence (a failed user lookup is not an unknown user). explain's few allocations of records
+# are not swept: about 5 s more at load 10.
+t_fault_alloc_userdb() {
+  need_root; local p d="$CASE_DIR/db" n
+  p=$(std_policy); touch -d '-1 hour' "$p"; mkdir -p "$CASE_DIR/empty"
+  record "$d" alice '{"userName":"alice","capabilityBoundingSet":["cap_chown"]}'
+  record "$d" bob '{"userName":"bob","perMachine":[{"capabilityBoundingSet":["cap_net_raw"]}],"x":"\\u00e9"}'
+  record "$d" carol '{"userName":"carol","capabilityAmbientSet":[]}'
+  n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty"); echo "audit: $n" >&2
+}

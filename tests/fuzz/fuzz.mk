@@ -16,7 +16,7 @@ CFLAGS_LIB = -std=gnu11 -g -O1 -Wall -Wextra $(SAN) -fsanitize=fuzzer-no-link \
 CFLAGS_FUZZ = $(CFLAGS_LIB) -Werror
 LDFLAGS_FUZZ = $(SAN) -fsanitize=fuzzer
 
-HARNESSES = policy fcaps escape marks
+HARNESSES = policy fcaps escape marks userdb
 all: $(addprefix $(O)/fuzz_,$(HARNESSES))
 
 core_objs = $(patsubst pam_capdelegate/core/%.c,$(O)/obj/%.o,$(CORE_SOURCES))
@@ -41,6 +41,9 @@ $(O)/fuzz_marks: $(O)/obj/fuzz_marks.o $(core_objs)
 
 $(O)/fuzz_fcaps: $(O)/obj/fuzz_fcaps.o $(O)/obj/cli_xattr.o
 	$(CC) $(LDFLAGS_FUZZ) -o $@ $^
+
+$(O)/fuzz_userdb: $(O)/obj/fuzz_userdb.o $(O)/obj/cli_userdb.o $(O)/obj/cli_out.o $(core_objs)
+	$(CC) $(LDFLAGS_FUZZ) -o $@ $^ -lcap -lpam -lpthread -ljson-c
 
 $(O)/fuzz_escape: $(O)/obj/fuzz_escape.o $(O)/obj/cli_out.o $(O)/obj/cd_log.o
 	$(CC) $(LDFLAGS_FUZZ) -o $@ $^ -lpam

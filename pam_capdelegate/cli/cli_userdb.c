@@ -179,10 +179,13 @@ static int read_number(struct reader *r, int *has_uid, uint64_t *uid)
 		r->p++;
 		plain = 0;
 	}
-	if (r->p < r->end && *r->p == '0')
+	if (r->p < r->end && *r->p == '0') {
 		r->p++;
-	else if (skip_digits(r) < 0)
+		if (r->p < r->end && *r->p >= '0' && *r->p <= '9')
+			return refuse(r, "number with a leading zero");
+	} else if (skip_digits(r) < 0) {
 		return -1;
+	}
 	if (r->p < r->end && *r->p == '.') {
 		r->p++;
 		plain = 0;

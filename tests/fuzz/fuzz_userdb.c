@@ -12,7 +12,9 @@
  *  - when json-c accepts what the reader refused, the reason is one JSON does not decide
  *    (a duplicate key, depth, U+0000, a NUL byte, a lone surrogate, the shape of the fields
  *    read: json-c keeps the last of two equal keys, so an unknown name is not judged here;
- *    a raw control character in a string, which json-c takes and RFC 8259 does not);
+ *    a raw control character in a string, a number such as 01 or -.5, or bytes that are
+ *    not UTF-8 by RFC 3629's table (checked here), which json-c takes and RFC 8259 does not);
+ *    an accepted record is valid UTF-8 by that table;
  *  - a reason is always given, and is printable ASCII; the same bytes read twice give the
  *    same answer; an accepted record with a byte appended after it is refused.
  */
@@ -174,19 +176,43 @@ static int depth_of(json_object *o)
 	return 0;
 }
 
-/* Reasons json-c's verdict says nothing about; a raw control character in a string is one
- * RFC 8259 forbids and json-c takes even when strict. */
+/* Reasons json-c's verdict says nothing about; a raw control character in a string and
+ * numbers such as 01 or -.5 are ones RFC 8259 forbids and json-c takes even when strict. */
 static int reason_beyond_json(const char *why)
 {
 	static const char *const ok[] = {
 		"duplicate key", "nested deeper", "U+0000", "NUL byte", "surrogate",
 		"not a JSON object", "userName is not a string", "perMachine",
-		"a capability set", "control character",
+		"a capability set", "control character", "leading zero", "bad number",
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		if (strstr(why, ok[i]) != NULL)
 			return 1;
 	return 0;
+}
+
+/* Valid UTF-8 by RFC 3629's table (section 4): no overlong form, no surrogate, nothing above
+ * U+10FFFF. json-c's check is looser (it takes C0/C1 lead bytes, for one). */
+static int utf8_valid(const uint8_t *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		uint8_t c = s[i];
+		size_t len;
+		uint8_t lo = 0x80, hi = 0xBF;
+		if (c < 0x80) { i++; continue; }
+		if (c >= 0xC2 && c <= 0xDF) len = 2;
+		else if (c >= 0xE0 && c <= 0xEF) { len = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
+		else if (c >= 0xF0 && c <= 0xF4) { len = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
+		else return 0;
+		if (i + len > n || s[i + 1] < lo || s[i + 1] > hi)
+			return 0;
+		for (size_t k = 2; k < len; k++)
+			if (s[i + k] < 0x80 || s[i + k] > 0xBF)
+				return 0;
+		i += len;
+	}
+	return 1;
 }
 
 static void check_accepted(const uint8_t *data, size_t size, const struct cli_userdb_fields *f)
@@ -195,6 +221,7 @@ static void check_accepted(const uint8_t *data, size_t size, const struct cli_us
 	struct want w;
 	const char *user;
 	CHECK(memchr(data, 0, size) == NULL);
+	CHECK(utf8_valid(data, size));
 	CHECK(o != NULL);
 	CHECK(json_object_is_type(o, json_type_object));
 	CHECK(depth_of(o) <= CLI_USERDB_MAX_DEPTH);
@@ -223,7 +250,7 @@ static void check_refused(const uint8_t *data, size_t size, const char *why)
 	json_object *o = json_c(data, size);
 	if (o == NULL)
 		return;
-	CHECK(reason_beyond_json(why));
+	CHECK(reason_beyond_json(why) || (strstr(why, "invalid UTF-8") && !utf8_valid(data, size)));
 	json_object_put(o);
 }
 

@@ -63,9 +63,10 @@ static struct cd_source *add_source(struct parser *p, const char *path)
 {
 	struct cd_policy *pol = p->pol;
 	struct cd_source *more = realloc(pol->sources, (pol->nsources + 1) * sizeof(*more));
-	p->out_of_memory |= more == NULL;
-	if (more == NULL)
+	if (more == NULL) {
+		p->out_of_memory = 1;
 		return NULL;
+	}
 	pol->sources = more;
 	struct cd_source *src = &pol->sources[pol->nsources];
 	memset(src, 0, sizeof(*src));
@@ -462,10 +463,14 @@ static void log_missing_dropin(struct parser *p, int dfd, const char *name)
 {
 	struct stat st;
 	char *target = NULL, *shown = NULL;
+	int replaced = 0;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+		/* Room for one byte more than the link held at fstatat: an answer that long is
+		 * another link's (replaced in between), whose target is not shown as this one's. */
 		size_t size = st.st_size > 0 ? (size_t)st.st_size + 1 : PATH_MAX;
-		ssize_t n = (target = malloc(size)) != NULL ? readlinkat(dfd, name, target, size - 1) : -1;
-		if (n >= 0) {
+		ssize_t n = (target = malloc(size + 1)) != NULL ? readlinkat(dfd, name, target, size) : -1;
+		replaced = n >= 0 && (size_t)n >= size;
+		if (n >= 0 && !replaced) {
 			target[n] = '\0';
 			shown = cd_quoted_path(target);
 		}
@@ -473,6 +478,9 @@ static void log_missing_dropin(struct parser *p, int dfd, const char *name)
 	if (shown != NULL)
 		cd_log(p->log, LOG_ERR, "%s: dangling symbolic link to '%s': no capabilities granted",
 		       p->shown, shown);
+	else if (replaced)
+		cd_log(p->log, LOG_ERR, "%s: replaced while the policy was read: no capabilities "
+		       "granted", p->shown);
 	else
 		cd_log(p->log, LOG_ERR, "%s: vanished while the policy was read: no capabilities "
 		       "granted", p->shown);

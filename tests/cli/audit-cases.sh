@@ -236,8 +236,35 @@ for s in "${AUDIT_DIFF_SEEDS[@]}"; do eval "t_audit_diff_$s() { audit_diff $s; }
 AUDIT_CASES=(
   audit_dot_names audit_path_forms audit_errors_listed audit_vanished audit_reopen_by_name audit_live_churn
   audit_deep
-  audit_unknown_value audit_threads_option "${AUDIT_DIFF_SEEDS[@]/#/audit_diff_}"
+  audit_unknown_value audit_threads_option audit_root_below_skipped_mount
+  "${AUDIT_DIFF_SEEDS[@]/#/audit_diff_}"
 )
+
+# capdelegate(8), audit: pseudo and remote mounts are not entered, but a PATH the administrator
+# names is walked even there. Roots T and T/sys/kernel/mm, with sysfs mounted at T/sys (in a
+# mount namespace of the case's own): the walk of T skips the mount, so it does not cover the
+# second root, which is walked on its own: the same files as when it is named alone. The same
+# for a root that is the skipped mount itself.
+t_audit_root_below_skipped_mount() {
+  need_root; local p t="$CASE_DIR/tree" alone both
+  unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+  p=$(std_policy); mkdir -p "$t/sys"
+  # shellcheck disable=SC2016
+  unshare -m sh -c 'mount -t sysfs sysfs "$1/sys" && shift && exec "$@"' sh "$t" \
+    "$BIN" audit --config "$p" --confdir "" "$t" "$t/sys/kernel/mm" >"$OUT" 2>"$ERR" || true
+  both=$(sed -n 's/^# scanned\t.*\t\([0-9]*\) regular files\t.*/\1/p' "$OUT")
+  want_text "$OUT" "1 mount skipped"
+  unshare -m sh -c 'mount -t sysfs sysfs "$1/sys" && shift && exec "$@"' sh "$t" \
+    "$BIN" audit --config "$p" --confdir "" "$t/sys/kernel/mm" >"$OUT" 2>"$ERR" || true
+  alone=$(sed -n 's/^# scanned\t.*\t\([0-9]*\) regular files\t.*/\1/p' "$OUT")
+  [ -n "$alone" ] && [ "$alone" -gt 0 ] || fail "sysfs's kernel/mm: no regular files walked"
+  [ "$both" = "$alone" ] || fail "T and T/sys/kernel/mm: $both regular files, want $alone (the second root walked)"
+  # the skipped mount itself named as a root (an mqueue filesystem, empty: its one directory)
+  mkdir -p "$t/mq"
+  unshare -m sh -c 'mount -t mqueue none "$1/mq" && shift && exec "$@"' sh "$t" \
+    "$BIN" audit --config "$p" --confdir "" "$t" "$t/mq" >"$OUT" 2>"$ERR" || true
+  want_text "$OUT" "$(printf '# scanned\t3 directories\t')"
+}
 
 # Only "." and ".." are not entries to read: a file named ".x" or "..x" is read like any other.
 t_audit_dot_names() {

@@ -157,6 +157,10 @@ t_import_nul_and_outage() {
   CD_FAULT_GROUPS=netops:2000 cd_nss import-pam-cap "$p"; want_rc 2
   want_text "$ERR" "cannot look up group netops: Resource temporarily unavailable: no comparison"
   no_text "$ERR" "summary:"
+  # a user NSS lists but cannot look up: no comparison either, never a grant judged without him
+  CD_FAULT_USERS=alice cd_nss import-pam-cap "$p"; want_rc 2
+  want_text "$ERR" "capdelegate: error: user alice: cannot look up the user: Resource temporarily unavailable: no comparison"
+  no_text "$ERR" "summary:"
 }
 
 # capability.conf(5)'s promise is the first matching line; capdelegate adds a user's group lines

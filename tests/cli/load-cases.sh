@@ -1,7 +1,7 @@
 # load-cases.sh: how check reads the policy (issue 18), sourced by tests/cli/run.sh.
 # shellcheck shell=bash disable=SC2034
 
-LOAD_CASES=(check_recent_edit_note check_stdin_closed)
+LOAD_CASES=(check_recent_edit_note check_stdin_closed check_stdin_closed_dropin_link)
 
 # capdelegate.conf(5), CHANGING THE POLICY: check reminds to install policy files by rename when
 # the newest one was modified in the last 10 minutes, naming it (resolved: a rename replaces a
@@ -35,5 +35,20 @@ t_check_stdin_closed() {
   printf 'alice cap_net_raw\n' >"$d/p.conf"; chmod 0644 "$d/p.conf"; touch -d '-1 hour' "$d/p.conf"
   cd_nss check --config "$d/p.conf" --confdir "" <&-; want_rc 0
   want_line "$OUT" "$d/p.conf: ok, 1 rule, 0 warnings"
+  [ ! -s "$ERR" ] || fail "a message: $(cat "$ERR")"
+}
+
+# The same with the drop-in directory on descriptor 0 (the main file read and closed before it
+# is opened): a drop-in that is a link to a file in a safe directory is judged by its target,
+# as capdelegate.conf(5) says, whatever number the directory's descriptor has.
+t_check_stdin_closed_dropin_link() {
+  need_root; local p d="$CASE_DIR/capdelegate.d" s="$CASE_DIR/shared"
+  mkdir -p "$d" "$s"; chmod 0755 "$d" "$s"
+  printf 'alice cap_net_raw\n' >"$CASE_DIR/p.conf"; chmod 0644 "$CASE_DIR/p.conf"
+  printf 'bob cap_syslog\n' >"$s/bob.conf"; chmod 0644 "$s/bob.conf"
+  ln -s "$s/bob.conf" "$d/20-bob.conf"
+  touch -h -d '-1 hour' "$CASE_DIR/p.conf" "$s/bob.conf" "$d/20-bob.conf" "$d"
+  cd_nss check --config "$CASE_DIR/p.conf" --confdir "$d" <&-; want_rc 0
+  want_line "$OUT" "$CASE_DIR/p.conf: ok, 2 rules, 0 warnings"
   [ ! -s "$ERR" ] || fail "a message: $(cat "$ERR")"
 }

@@ -521,15 +521,19 @@ PY
 }
 
 t_audit_processes() {
-  need_root; local p pid; p=$(std_policy)
+  need_root; local p pid nameless; p=$(std_policy)
   command -v setpriv >/dev/null || skip "setpriv missing"
   setpriv --inh-caps +net_raw,+syslog sleep 60 &
   pid=$!
+  # a uid NSS has no name for (pI survives the uid change): shown by its number
+  setpriv --inh-caps +net_raw setpriv --reuid 43210 --regid 43210 --clear-groups sleep 60 &
+  nameless=$!
   sleep 0.3
   cd_nss audit --processes --config "$p" "$CASE_DIR"
   want_line "$OUT" "process\t$pid\t$pid\troot\tsleep\tcap_net_raw,cap_syslog"
+  want_line "$OUT" "process\t$nameless\t$nameless\t43210\tsleep\tcap_net_raw"
   cd_nss audit --json --processes --config "$p" "$CASE_DIR"
-  kill "$pid"
+  kill "$pid" "$nameless"
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=[x for x in d["processes"] if x["pid"]==int(sys.argv[2])]; assert p and p[0]["inheritable"]==["cap_net_raw","cap_syslog"], p' "$OUT" "$pid" \
     || fail "JSON processes"
   cd_nss audit --config "$p" "$CASE_DIR"; no_match "$OUT" "^process"

@@ -5,7 +5,8 @@
  *    cap_get_flag, cap_get_bound, cap_iab_init, cap_iab_set_vector, cap_iab_set_proc) and
  *    capget/capset, and libcdcore inside the module binds to them (the module resolves these
  *    symbols through the global scope, where this executable, linked with --export-dynamic,
- *    comes first); each fails the module's calls a case picks;
+ *    comes first); each fails the module's calls a case picks; so do strdup, open_memstream
+ *    and getgrouplist (memory running out);
  *  - getgrgid_r failing for one gid, and realpath swapping a symlink right after resolving it
  *    (the race O_NOFOLLOW on the resolved name closes), defined here the same way;
  *  - audit records: audit_open, audit_log_user_message and audit_close are defined here too,
@@ -110,6 +111,12 @@ FAULTY(int, capget, EPERM, -1, (cap_user_header_t h, cap_user_data_t d), (h, d))
 FAULTY(int, capset, EPERM, -1, (cap_user_header_t h, const cap_user_data_t d), (h, d))
 /* and the module's copies of strings: memory running out at any of them */
 FAULTY(char *, strdup, ENOMEM, NULL, (const char *s), (s))
+/* the text of the deciding rules for the log and the audit record */
+FAULTY(FILE *, open_memstream, ENOMEM, NULL, (char **ptr, size_t *size), (ptr, size))
+/* glibc's getgrouplist fails for a reason of its own (its memory ran out) with -1 and *ngroups
+ * as it was: not "too small, here is the size" */
+FAULTY(int, getgrouplist, ENOMEM, -1, (const char *user, gid_t group, gid_t *groups, int *ngroups),
+       (user, group, groups, ngroups))
 
 static gid_t getgrgid_fail = (gid_t)-1;	/* getgrgid_r fails with EIO for this gid */
 
@@ -872,6 +879,39 @@ static void test_gid_lookup_error_fails_closed(void **state)
 	expect_log(&o, "user=carol: cannot look up gid 2000: Input/output error: no capabilities granted");
 }
 
+/* getgrouplist failing for its own reason is an outage like any other: nothing is granted,
+ * although the group the policy names lists the user, and the reason is logged. */
+static void test_grouplist_failure_fails_closed(void **state)
+{
+	(void)state;
+	need_root();
+	service("mglist", demo, "session required MOD\n");
+	struct outcome o;
+	run("mglist", "erin", NULL, session, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));	/* @netops, by its member list */
+	struct prep p = { .fail = { { "getgrouplist", 1u << 31 } } };
+	run("mglist", "erin", &p, session, &o);
+	assert_true(o.fault_hits > 0);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "user=erin: cannot look up the groups of erin: Cannot allocate memory: "
+		   "no capabilities granted");
+}
+
+/* The list of deciding rules the log and the audit record name cannot be made (memory ran
+ * out): the login gets nothing, says why, and never crashes. */
+static void test_rules_text_out_of_memory(void **state)
+{
+	(void)state;
+	need_root();
+	service("mmemst", demo, "session required MOD\n");
+	struct prep p = { .fail = { { "open_memstream", 1 } } };
+	struct outcome o;
+	run("mmemst", "alice", &p, session, &o);
+	assert_int_equal(o.fault_hits, 1);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "user=alice: out of memory: no capabilities granted");
+}
+
 /* The policy is a symlink swapped for one to an unsafe file right after realpath resolved it:
  * the file opened is the resolved one, in the directories that were judged, never the new
  * target. The swap is a change of the policy (issue 18): it is read again, and the link now
@@ -1094,6 +1134,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_account_never_success),
 		cmocka_unit_test(test_strict_session_refuses_each_status),
 		cmocka_unit_test(test_gid_lookup_error_fails_closed),
+		cmocka_unit_test(test_grouplist_failure_fails_closed),
+		cmocka_unit_test(test_rules_text_out_of_memory),
 		cmocka_unit_test(test_link_swapped_after_resolving),
 		cmocka_unit_test(test_group_member_is_whole_name),
 		cmocka_unit_test(test_relative_config_never_read),

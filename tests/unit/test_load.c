@@ -9,10 +9,13 @@
  *  - readdir failing after it returned the first drop-in (readdir defined here too);
  *  - a drop-in listed, then gone when it is opened (openat defined here), with a "none" line
  *    in it: never a policy read without it;
- *  - a drop-in that is a link to nothing is named as such (finding 7);
+ *  - a drop-in that is a link to nothing is named as such (finding 7), and not by the target
+ *    of a longer link that replaced it meanwhile (readlinkat defined here);
  *  - finding 1, one whole version: a file that changes while it is read (read defined here
  *    appends to it once the reader reached its end), a main file renamed over while a drop-in
- *    is opened, a policy changed just now, a policy that never stops changing.
+ *    is opened, a policy changed just now, a policy that never stops changing, a file grown
+ *    between its fstat and its read (read defined here), an empty file with old times that
+ *    its writer fills while the loader waits for it to settle (nanosleep defined here).
  * Runs unprivileged, like test_policy.c (the required owner is the test's own uid).
  */
 #include "config.h"
@@ -55,6 +58,11 @@ static const char *append_suffix;	/* reached its end, append_times times (-1: al
 static int append_times;
 static unsigned long fake_fs_type;	/* nonzero: fstatfs of a file named *fake_fs_suffix says it */
 static const char *fake_fs_suffix;
+static const char *grow_text;		/* appended to a file named *grow_suffix before a read of it */
+static const char *grow_suffix;		/* gets anything, once (the file grew since its fstat) */
+static const char *readlink_longer;	/* readlinkat of this name answers as a longer link would */
+static const char *settle_fill_text;	/* written into settle_fill_path when the loader first */
+static const char *settle_fill_path;	/* waits for the policy to settle (nanosleep) */
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -118,19 +126,29 @@ static int fd_named(int fd, const char *suffix)
 	return ends_with(path, suffix);
 }
 
+/* Append @text to the file open as @fd, through a descriptor of its own. */
+static void append_to(int fd, const char *text)
+{
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	int w = open(link, O_WRONLY | O_APPEND);
+	if (w < 0 || write(w, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	close(w);
+}
+
 ssize_t read(int fd, void *buf, size_t size)
 {
 	static ssize_t (*real)(int, void *, size_t);
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "read");
+	if (grow_text != NULL && fd_named(fd, grow_suffix)) {
+		append_to(fd, grow_text);
+		grow_text = NULL;
+	}
 	ssize_t n = real(fd, buf, size);
 	if (n == 0 && append_times != 0 && fd_named(fd, append_suffix)) {
-		char link[64];
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		int w = open(link, O_WRONLY | O_APPEND);
-		if (w < 0 || write(w, append_text, strlen(append_text)) != (ssize_t)strlen(append_text))
-			abort();
-		close(w);
+		append_to(fd, append_text);
 		if (append_times > 0)
 			append_times--;
 	}
@@ -146,6 +164,33 @@ int fstatfs(int fd, struct statfs *buf)
 	if (rc == 0 && fake_fs_type && fd_named(fd, fake_fs_suffix))
 		buf->f_type = (typeof(buf->f_type))fake_fs_type;
 	return rc;
+}
+
+/* The link replaced by a longer one since the loader's fstatat: as much of it as fits. */
+ssize_t readlinkat(int dfd, const char *path, char *buf, size_t size)
+{
+	static ssize_t (*real)(int, const char *, char *, size_t);
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "readlinkat");
+	ssize_t n = real(dfd, path, buf, size);
+	if (n >= 0 && readlink_longer != NULL && strcmp(path, readlink_longer) == 0)
+		for (const char *more = "-and-a-longer-name"; (size_t)n < size && *more != '\0'; more++)
+			buf[n++] = *more;
+	return n;
+}
+
+/* The loader's settle wait (cd_snapshot.c): the writer finishes its file meanwhile. */
+int nanosleep(const struct timespec *want, struct timespec *left)
+{
+	if (settle_fill_text != NULL) {
+		int fd = open(settle_fill_path, O_WRONLY | O_APPEND);
+		if (fd < 0 || write(fd, settle_fill_text, strlen(settle_fill_text)) !=
+			      (ssize_t)strlen(settle_fill_text))
+			abort();
+		close(fd);
+		settle_fill_text = NULL;
+	}
+	return clock_nanosleep(CLOCK_MONOTONIC, 0, want, left) == 0 ? 0 : -1;
 }
 
 static int strdup_fail_at;	/* nonzero: the Nth strdup from now fails with ENOMEM */
@@ -169,6 +214,7 @@ static int setup(void **state)
 	forget_logged();
 	readdir_fail_after_dropin = readdir_failing = 0;
 	open_enoent = open_unlinks = fake_fs_suffix = append_text = append_suffix = NULL;
+	grow_text = grow_suffix = settle_fill_text = settle_fill_path = readlink_longer = NULL;
 	open_renames[0] = NULL;
 	fake_fs_type = 0;
 	append_times = 0;
@@ -488,6 +534,27 @@ static void test_dangling_dropin_link_named(void **state)
 	free(main_path);
 }
 
+/* The same link replaced by a longer one between the loader's look at it and its readlink
+ * (the directory looking the same): the message never shows, as this link's target, a name
+ * that was neither link's. */
+static void test_dangling_link_replaced_not_shown(void **state)
+{
+	(void)state;
+	char *main_path, *dir = dave_none_dir("relinked.d", &main_path), *lnk;
+	assert_true(asprintf(&lnk, "%s/40-gone.conf", dir) > 0);
+	assert_int_equal(symlink("/nonexistent-capdelegate/gone.conf", lnk), 0);
+	readlink_longer = "40-gone.conf";
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, main_path, dir), CD_POLICY_SYSERR);
+	assert_int_equal(pol.nrules, 0);
+	expect_logged("/relinked.d/40-gone.conf: replaced while the policy was read: no capabilities granted");
+	assert_null(strstr(logged(), "dangling"));
+	cd_policy_free(&pol);
+	free(lnk);
+	free(dir);
+	free(main_path);
+}
+
 /* ---- one whole version (finding 1) ------------------------------------------------------ */
 
 static size_t count_of(const char *text)
@@ -592,6 +659,53 @@ static void test_policy_changed_just_now_waits(void **state)
 	free(p);
 }
 
+/* A file that grew between the loader's fstat and its read (here by 4 KiB and a "none" line
+ * before the first read) is read to its end into a buffer that grows with it; that reading is
+ * not one version (the size changed), so the policy is read again, whole. */
+static void test_file_grown_since_fstat(void **state)
+{
+	(void)state;
+	char *p = in_tmp("grown.conf");
+	put(p, "@netops cap_net_raw\n");
+	static char more[4096 + 16];
+	memset(more, 0, sizeof(more));
+	for (size_t i = 0; i + 64 <= 4096; i += 64)
+		memcpy(more + i, "# ............................................................\n", 64);
+	strcat(more, "dave none\n");
+	grow_text = more;
+	grow_suffix = "/grown.conf";
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_OK);
+	assert_null(grow_text);	/* the fault was reached */
+	assert_int_equal(count_of("changed while it was read: reading the policy again"), 1);
+	const char *groups[] = { "netops", NULL };
+	assert_true(grant_of(&pol, "dave", groups) == 0);
+	assert_true(grant_of(&pol, "carol", groups) == BIT(CAP_NET_RAW));
+	cd_policy_free(&pol);
+	free(p);
+}
+
+/* An empty policy file may be one being truncated for an in-place rewrite: the kernel sets
+ * the size before the times, so for a moment it reads as empty with its old times. An empty
+ * file therefore always waits out the settle time, however old it looks; here its writer
+ * finishes during that wait and the version it wrote is the one read. */
+static void test_empty_file_with_old_times_waits(void **state)
+{
+	(void)state;
+	char *p = in_tmp("emptied.conf");
+	put(p, "");
+	struct timespec older = { .tv_sec = 0, .tv_nsec = (CD_POLICY_SETTLE_MS + 30) * 1000000L };
+	assert_int_equal(clock_nanosleep(CLOCK_MONOTONIC, 0, &older, NULL), 0);
+	settle_fill_text = "alice cap_net_raw\n";
+	settle_fill_path = p;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_OK);
+	assert_null(settle_fill_text);	/* the loader waited */
+	assert_true(grant_of(&pol, "alice", NULL) == BIT(CAP_NET_RAW));
+	cd_policy_free(&pol);
+	free(p);
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-load") < 0)
@@ -607,10 +721,13 @@ int main(void)
 		cmocka_unit_test_setup(test_dropin_gone_when_opened_refused, setup),
 		cmocka_unit_test_setup(test_dropin_removed_while_read_reads_again, setup),
 		cmocka_unit_test_setup(test_dangling_dropin_link_named, setup),
+		cmocka_unit_test_setup(test_dangling_link_replaced_not_shown, setup),
 		cmocka_unit_test_setup(test_file_changed_while_read, setup),
 		cmocka_unit_test_setup(test_policy_that_keeps_changing_refused, setup),
 		cmocka_unit_test_setup(test_main_renamed_over_while_dropins_read, setup),
 		cmocka_unit_test_setup(test_policy_changed_just_now_waits, setup),
+		cmocka_unit_test_setup(test_file_grown_since_fstat, setup),
+		cmocka_unit_test_setup(test_empty_file_with_old_times_waits, setup),
 	};
 	int rc = cmocka_run_group_tests_name("load", tests, NULL, NULL);
 	char *cmd;

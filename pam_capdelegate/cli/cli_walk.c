@@ -860,7 +860,9 @@ static void run_threads(struct worker *ks, int nthreads)
 	free(tid);
 }
 
-static void free_worker(struct worker *k, struct cli_scan *scan)
+/* A worker's counts go to the scan, then its memory is released (not a free_ function: those
+ * only release memory, and tests/mutations/generate.py never removes a call of one). */
+static void retire_worker(struct worker *k, struct cli_scan *scan)
 {
 	scan->nregular += k->nregular;
 	scan->ndirs += k->ndirs;
@@ -894,7 +896,7 @@ static int walk_all(struct walker *w, struct root *rs, int nroots, int nthreads)
 		free(q);
 	}
 	for (int i = 0; i < nthreads; i++)
-		free_worker(&ks[i], w->scan);
+		retire_worker(&ks[i], w->scan);
 	free(ks);
 	return w->failed ? -1 : 0;
 }

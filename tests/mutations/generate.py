@@ -17,7 +17,7 @@ constants and preprocessor lines are left alone) and derives, inside function bo
   ignore   a call's result ignored: CALL becomes ((void)CALL, 0), the call still made, its value
            0 (in if/while conditions, and as the whole right-hand side of = or an initializer)
   del      a statement removed: an expression statement, or a return/break/continue/goto in an
-           if or else branch (an early exit). Calls that only release memory (free, *_free) are
+           if or else branch (an early exit). Calls that only release memory (free, *_free, free_*) are
            not removed: the plain tests cannot see a leak (the sanitizer builds can); nor is
            (void)x;, which only silences a warning.
 A mutant's ID is FILE:LINE:COL:KIND:REPLACEMENT. Sampling ranks each mutant by a hash of the
@@ -54,7 +54,7 @@ TYPE_WORDS = {
 ROR = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
 LCR = {"&&": "||", "||": "&&"}
 ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
-RELEASE = re.compile(r"^(free|\w+_free)$")
+RELEASE = re.compile(r"^(free|\w+_free|free_\w+)$")
 
 TOKEN = re.compile(r"""
     (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|\d+[uUlL]*)(?![.\w])

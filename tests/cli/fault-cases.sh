@@ -65,6 +65,7 @@ t_fault_alloc_audit() {
   p=$(std_policy)
   capfile "$t/bin/ping" cap_net_raw=ep; capfile "$t/sub/dir/tool" cap_net_admin,cap_syslog=i
   chmod 0777 "$t/sub"   # a writable-directory finding
+  chmod 0666 "$t/bin/ping"   # a writable-file finding (chmod keeps security.capability)
   n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" "$t"); echo "audit: $n" >&2
   # an error in the reference: a PATH that does not exist (its record must not be lost); apart,
   # since its exit 2 would hide any other loss

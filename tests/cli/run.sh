@@ -1030,6 +1030,19 @@ t_audit_unused_grant_ignored_file() {
   want_text "$OUT" "finding	unused-grant	$p:1	cap_net_raw	"
 }
 
+# unused-grant, capdelegate(8): a line whose capabilities no scanned file consumes through fI.
+# A tree of one capability file: the line it consumes is not unused, the others are, cap_chown
+# (capability 0) as any other.
+t_audit_unused_grant_one_file() {
+  need_root; local p t="$CASE_DIR/tree"
+  p=$(printf 'alice cap_net_raw\nbob cap_net_admin\ncarol cap_chown\n' | policy)
+  capfile "$t/admin_i" cap_net_admin=i
+  cd_nss audit --config "$p" "$t"; want_rc 1
+  want_text "$OUT" "finding	unused-grant	$p:1	cap_net_raw	"
+  want_text "$OUT" "finding	unused-grant	$p:3	cap_chown	"
+  no_text "$OUT" "$p:2"
+}
+
 # An oversized security.capability value (more bytes than its revision's size) is malformed:
 # the kernel accepts exactly 12, 20 and 24 bytes (get_vfs_caps_from_disk) and execve fails
 # otherwise. decode says so for each revision; a file carrying one (written into an ext4 image
@@ -1077,7 +1090,8 @@ CASES=(
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
   audit_sticky_dir_not_a_finding
   explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
-  audit_confdir audit_capfile_owned_by_user audit_unused_grant_ignored_file oversized_capability_value
+  audit_confdir audit_capfile_owned_by_user audit_unused_grant_ignored_file audit_unused_grant_one_file
+  oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"
   "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${REPORT_CASES[@]}" "${USERDB_CASES[@]}"
   "${FAULT_CASES[@]}"

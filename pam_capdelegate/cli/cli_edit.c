@@ -249,7 +249,9 @@ static int run_editor(const struct editor *e, const char *file)
 		exec_editor(e);
 	block_signals(SIG_UNBLOCK, NULL);
 	int status = -1, fd = pid > 0 ? child_fd(pid) : -1;
-	if (fd >= 0 && wait_readable(fd) == 0)
+	/* Never kill() without a child: a pid of 0 or -1 would signal our process group or
+	 * every process root may signal. */
+	if (fd >= 0 && wait_readable(fd) == 0 && pid > 0)
 		kill(pid, got_signal);
 	if (fd >= 0)
 		close(fd);
@@ -258,7 +260,7 @@ static int run_editor(const struct editor *e, const char *file)
 			status = -1;
 			break;
 		}
-		if (got_signal && fd < 0)	/* no pidfd: a signal seen by waitpid's EINTR */
+		if (got_signal && fd < 0 && pid > 0)	/* no pidfd: a signal seen by waitpid's EINTR */
 			kill(pid, got_signal);
 	}
 	e->argv[e->nwords] = NULL;

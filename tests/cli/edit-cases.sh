@@ -649,6 +649,18 @@ SH
   want_rc 2; want_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.edit: cannot write the copy: Input/output error"
   [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran on a copy not written"
   same_file "$P" "$before"; no_leftovers
+  # the editor cannot be started (fork fails), with standard input an open pipe nobody writes
+  # to: said at once, the file left as it was (never a wait on descriptor 0, nor a signal
+  # sent to a process that was not started)
+  FIRED="$CASE_DIR/fired"; rm -f "$FIRED"; RC=0
+  timeout 15 env CD_FAULT_FIRED="$FIRED" CD_FAULT_FORK=11 EDITOR="$ED" VISUAL="" SUDO_EDITOR="" \
+    LD_PRELOAD="$(dirname "$BIN")/tests/cli/.libs/fault.so:$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" \
+    NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group" \
+    "$BIN" edit --config "$P" --confdir "$D" >"$OUT" 2>"$ERR" < <(sleep 20) || RC=$?
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 1; want_line "$ERR" "capdelegate: edit: $P left untouched: the editor could not be run"
+  [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran"
+  same_file "$P" "$before"; no_leftovers
   CD_FAULT_RENAME=capdelegate.conf:5 EDITOR="$ED" VISUAL="" SUDO_EDITOR="" cd_fault edit --config "$P" --confdir "$D" </dev/null
   [ -e "$FIRED" ] || fail "no fault at line $LINENO"
   want_rc 2; want_text "$ERR" "capdelegate: edit: $CASE_DIR/etc/capdelegate.conf: cannot rename the new file over it: Input/output error"

@@ -18,6 +18,7 @@
  *   CD_FAULT_OPENAT=NAME:ERRNO  openat(2) of the relative NAME fails with ERRNO, every time
  *                         (.. : the walker's way back up to a directory it closed).
  *   CD_FAULT_FDOPENDIR=ERRNO  fdopendir(3) fails with ERRNO (its memory, libc's, ran out).
+ *   CD_FAULT_FORK=ERRNO   fork(2) fails with ERRNO (EAGAIN: the process limit).
  *   CD_FAULT_CLOSE=SUFFIX:ERRNO  the first close(2) of a descriptor whose file's path ends in
  *                         SUFFIX fails with ERRNO after closing it, as Linux does on EIO (a
  *                         write the filesystem could not finish: NFS, a full disk).
@@ -229,6 +230,20 @@ DIR *fdopendir(int fd)
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "fdopendir");
 	return real(fd);
+}
+
+pid_t fork(void)
+{
+	static pid_t (*real)(void);
+	const char *err = getenv("CD_FAULT_FORK");
+	if (err != NULL) {
+		fired();
+		errno = atoi(err);
+		return -1;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fork");
+	return real();
 }
 
 int close(int fd)

@@ -47,6 +47,11 @@ STACK=(tests/stack/stack.sh tests/stack/module.sh)
 # multiplies these (a build with --coverage at -O0 is slower, and a check cut short by a
 # signal writes no coverage).
 TAP_TIMEOUT=15 CLI_TIMEOUT=120
+# A mutant may do anything its process may: a generated mutant of cli_edit.c called kill(-1),
+# which as root ends every process of the machine. Each check runs in a PID namespace of its
+# own with its own /proc (and so a mount namespace): what a mutant signals, or sees in /proc,
+# is the check's own processes.
+ISOLATE=(unshare --pid --fork --mount-proc --kill-child)
 GENERATED=0 COVMAP=
 T0=$(date +%s)
 
@@ -89,7 +94,7 @@ run_tap() {
   local out rc=0
   # a mutant may hang (a FIFO opened blocking): the plain programs take a few seconds
   out=$(cd "$BLD" && CMOCKA_MESSAGE_OUTPUT=TAP top_srcdir="$SRC" top_builddir="$BLD" \
-        timeout "$TAP_TIMEOUT" "$@" 2>/dev/null) || rc=$?
+        timeout "$TAP_TIMEOUT" "${ISOLATE[@]}" "$@" 2>/dev/null) || rc=$?
   printf '%s\t%s\n' "$(grep -c '^ok' <<<"$out" || true)" "$rc"
   sed -nE "s/^not ok [0-9]+ - (.*)$/$name: \\1/p" <<<"$out"
 }
@@ -114,7 +119,7 @@ check_one() {
   [ "$t3" -le "$CLI_TIMEOUT" ] || CLI_TIMEOUT=$t3
   if [ "$kind" = cli ]; then
     [ -z "${BASE_FAIL[cli: $cmd]:-}" ] || return 0
-    res=$(LAB_BUILD="$BLD" timeout "$CLI_TIMEOUT" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
+    res=$(LAB_BUILD="$BLD" timeout "$CLI_TIMEOUT" "${ISOLATE[@]}" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
     if grep -q '^FAIL' <<<"$res" && [ -z "${BASE_FAIL[cli: $cmd]:-}" ]; then echo "cli: $cmd"; fi
     return 0
   fi
@@ -141,7 +146,7 @@ baseline() {
         [ -z "$cov" ] || export GCOV_PREFIX="$cov/data/$name"
         t=$SECONDS
         if [ "$kind" = cli ]; then
-          res=$(LAB_BUILD="$BLD" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
+          res=$(LAB_BUILD="$BLD" "${ISOLATE[@]}" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
           if grep -q '^FAIL' <<<"$res"; then printf 'fail\tcli: %s\n' "$cmd"; fi
         else
           res=$(run_tap "$name" "$cmd")
@@ -334,6 +339,8 @@ main() {
     shift
   done
   command -v python3 >/dev/null || die "python3 missing (./lab deps)"
+  "${ISOLATE[@]}" true 2>/dev/null ||
+    die "cannot run a check in a PID namespace of its own (${ISOLATE[*]}; needs root): no mutant runs without one"
   local muts=()
   if [ "$GENERATED" -eq 1 ]; then :
   elif [ "${#names[@]}" -eq 0 ]; then muts=("$HERE"/*.mut)

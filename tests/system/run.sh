@@ -11,19 +11,30 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export LAB_ROOT=${LAB_ROOT:-$(cd "$here/../.." && pwd)}
 export LAB_CACHE=${LAB_CACHE:-$LAB_ROOT/.cache}
 export LAB_T0=${LAB_T0:-$(date +%s)}
-work=${LAB_RESULTS:-$LAB_ROOT/_results}/system
 T0=$(date +%s)
 
-if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
-  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
-  echo "usage: tests/system/run.sh [--help]   (needs root; transcripts in \$LAB_RESULTS/system)"
-  exit 0
-fi
+release=bookworm
+case "${1:-}" in
+  --help|-h) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+    echo "usage: tests/system/run.sh [--release bookworm|trixie]   (needs root; transcripts in"
+    echo "  \$LAB_RESULTS/system for bookworm, the default, \$LAB_RESULTS/system-RELEASE for another)"
+    exit 0 ;;
+  --release) [ $# -eq 2 ] || { echo "usage: tests/system/run.sh [--release R]" >&2; exit 2; }; release=$2 ;;
+  "") ;;
+  *) echo "usage: tests/system/run.sh [--help] [--release R]" >&2; exit 2 ;;
+esac
+case "$release" in
+  bookworm) work=${LAB_RESULTS:-$LAB_ROOT/_results}/system ;;
+  trixie) work=${LAB_RESULTS:-$LAB_ROOT/_results}/system-$release ;;
+  *) echo "tests/system/run.sh: unknown release '$release' (bookworm, trixie)" >&2; exit 2 ;;
+esac
 
-log() { printf '[system %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
-pass() { printf 'PASS\tsystem/%s\n' "$1"; }
-fail() { printf 'FAIL\tsystem/%s\n' "$1"; log "FAIL $1${2:+: $2}"; }
-skip() { printf 'SKIP\tsystem/%s\t%s\n' "$1" "$2"; }
+log() { printf '[system %s %4ss] %s\n' "$release" "$(( $(date +%s) - T0 ))" "$*" >&2; }
+# case names: system/NAME on bookworm, system-trixie/NAME on trixie
+suite=${work##*/}
+pass() { printf 'PASS\t%s/%s\n' "$suite" "$1"; }
+fail() { printf 'FAIL\t%s/%s\n' "$suite" "$1"; log "FAIL $1${2:+: $2}"; }
+skip() { printf 'SKIP\t%s/%s\t%s\n' "$suite" "$1" "$2"; }
 check() { local name=$1 detail=$2; shift 2; if "$@"; then pass "$name"; else fail "$name" "$detail"; fi; }
 
 if [ "$(id -u)" -ne 0 ]; then skip guest "needs root: builds the guest image (mmdebstrap, chroot, setcap)"; exit 0; fi
@@ -31,9 +42,10 @@ for t in expect socat ssh qemu-system-x86_64; do
   command -v "$t" >/dev/null || { log "$t is needed (./lab deps)"; exit 2; }
 done
 
+# The image first: it needs no kernel, so ./lab test builds it beside a cold kernel build.
+image=$("$LAB_ROOT/vm-image/system/build.sh" --release "$release") || { log "image build failed"; exit 2; }
 kernel=${CAPDELEGATE_KERNEL:-$("$LAB_ROOT/kernel/lab-kernel.sh" path bzimage)} || { log "no guest kernel"; exit 2; }
 export CAPDELEGATE_KERNEL=$kernel
-image=$("$LAB_ROOT/vm-image/system/build.sh") || { log "image build failed"; exit 2; }
 rm -rf "$work"; mkdir -p "$work"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 sock=$work/console.sock
@@ -102,6 +114,17 @@ session() {
   else check "$c/ping-eperm" "rc=$rc: $out" eval '[ "$rc" != 0 ] && [[ $out == *"Operation not permitted"* ]]'; fi
 }
 
+# --- 0. a look inside the session stack: lab-probe --pam (pam_exec.so) just before our session
+# line, in common-session (sshd, login, su -) and common-session-noninteractive (systemd-user),
+# logs the sets of the process running PAM as pam_systemd and the modules before ours left them.
+# It changes nothing the session gets; removed again after check 3.
+PAMSNAP='session optional pam_exec.so quiet log=/run/lab-pam.log /usr/local/bin/lab-probe --pam'
+root pam-snap-on "for f in /etc/pam.d/common-session /etc/pam.d/common-session-noninteractive; do
+  sed -i '/pam_capdelegate.so/i $PAMSNAP' \$f; done
+echo \"@@ snap=\$(grep -c 'lab-probe --pam' /etc/pam.d/common-session /etc/pam.d/common-session-noninteractive | paste -sd' ')\"" || true
+check pam-snapshot/installed "$(fact pam-snap-on 0 snap)" \
+  [ "$(fact pam-snap-on 0 snap)" = "/etc/pam.d/common-session:1 /etc/pam.d/common-session-noninteractive:1" ]
+
 # --- 1. ssh as every demo user ------------------------------------------------------------------
 for u in alice bob carol dave erin; do
   login "ssh-$u" "$u" "$u" lab-probe || true
@@ -133,7 +156,11 @@ for n in 1 2; do
 done
 
 # --- 4. what the system recorded: journal, audit, stack order, file capabilities ----------------
-root collect 'set -x; journalctl -q -o cat --no-pager | grep "pam_capdelegate(" || true
+root collect 'sed -i "/lab-probe --pam/d" /etc/pam.d/common-session /etc/pam.d/common-session-noninteractive
+# the console logins as the journal saw them (for the transcript; checked through lab-probe)
+journalctl -q -o short-monotonic --no-pager -u serial-getty@ttyS0.service | grep -v pam_capdelegate | tail -n 40 | sed "s/^/console-journal: /"
+sed "s/^/@@ /" /run/lab-pam.log; rm -f /run/lab-pam.log
+set -x; journalctl -q -o cat --no-pager | grep "pam_capdelegate(" || true
 ausearch --input-logs -m USER --raw </dev/null 2>/dev/null | grep "op=capdelegate-grant" || true
 grep -H pam_ /etc/pam.d/common-auth /etc/pam.d/common-session; getcap /usr/bin/ping
 systemctl is-active auditd systemd-logind ssh
@@ -149,7 +176,8 @@ for u in alice bob carol dave erin; do
   # systemd --user manager started by pam_systemd, logs its own line through its PAM service)
   n=$(grep -cE "pam_capdelegate\((sshd|su-l|login):[a-z]+\): user=$u granted=" <<<"$c" || true)
   check "journal/$u-one-notice-per-login" "$n notice lines, want ${LOGINS[$u]}" [ "$n" = "${LOGINS[$u]}" ]
-  n=$(grep "op=capdelegate-grant" <<<"$c" | grep -E 'exe="/usr/s?bin/(sshd|su|login)"' | grep -c "acct=\"$u\"" || true)
+  # (OpenSSH 10, trixie: PAM runs in sshd-session, not in sshd)
+  n=$(grep "op=capdelegate-grant" <<<"$c" | grep -E 'exe="/usr/(s?bin/(sshd|su|login)|lib/openssh/sshd-session)"' | grep -c "acct=\"$u\"" || true)
   check "audit/$u-one-record-per-login" "$n USER records, want ${LOGINS[$u]}" [ "$n" = "${LOGINS[$u]}" ]
 done
 check audit/alice-record-names-grant "$(grep -m1 'acct="alice"' <<<"$c" || echo none)" \
@@ -170,7 +198,19 @@ check image/no-failed-units "failed: $(fact collect 0 failed_units)" [ -z "$(fac
 check image/services-active "$(grep -E '^(in)?active' <<<"$c" | paste -sd' ')" \
   [ "$(grep -cx active <<<"$c")" = 3 ]
 
+# What the session stacks held just before our session line (lab-probe --pam): the log shows it
+# login by login; the checks only want one line for each kind of login.
+snaps=$(tr -d '\r' <"$work/collect.txt" | grep '^@@ pam service=' | cut -c4- || true)
+while read -r l; do [ -z "$l" ] || log "before pam_capdelegate's session line: $l"; done <<<"$snaps"
+for sv in sshd:alice login:alice su-l:alice systemd-user:alice; do
+  check "pam-snapshot/${sv%%:*}-${sv#*:}" "no lab-probe --pam line for ${sv%%:*} and ${sv#*:}" \
+    grep -q "^pam service=${sv%%:*} user=${sv#*:} " <<<"$snaps"
+done
+[ "$release" = bookworm ] || . "$here/systemd257.sh"
+
 # --- 4b. the order next to pam_systemd >= 254 (a stand-in: Debian 12's 252 leaves pI alone) ------
+# bookworm only: on trixie the real pam_systemd 257 is there (systemd257.sh).
+if [ "$release" = bookworm ]; then
 # pam_ambient_stub.so does what pam_systemd >= 254 does in open_session: pI := {wake_alarm}, and
 # the same bit in pA. su from root runs only the session stack's pI setters (pam_rootok ends auth
 # before our auth line), so the order of the session lines decides.
@@ -186,6 +226,7 @@ su - alice -c lab-probe; sed -i "/pam_ambient_stub.so/d" /etc/pam.d/common-sessi
 # (su's change of uid from 0 clears pA; pI, which the shell inherits, is the stand-in's)
 check order/stand-in-after-module-replaces-grant "CapInh=$(fact order-wrong 1 self.CapInh)" \
   hex_eq "$(fact order-wrong 1 self.CapInh)" $WAKE_ALARM
+fi
 
 # --- 5. a policy with a syntax error: every login works, grants nothing, is logged --------------
 root syntax-set "printf 'alice cap_net_raw\n@netops cap_net_raww\n' >/etc/security/capdelegate.conf" || true
@@ -250,7 +291,12 @@ w=$(tr , '\n' <<<"$(m dpkg.order)" | awk '{ split($1, t, ":"); s = t[1] * 3600 +
   $2 == "configure" && $3 ~ /^iputils-ping:/ { c = s } $2 == "trigproc" && c != "" { print s - c; exit }')
 log "marks: iputils-ping's postinst to capdelegate's trigger: ${w:-?} s (dpkg.log, whole seconds)"
 check marks/restored-fI-only-no-setuid "$(m getcap)" [ "$(m getcap)" = "/usr/bin/ping cap_net_raw=i -rwxr-xr-x" ]
-check marks/journal-names-restore "journal: $(m journal)" eval '[[ $(m journal) == *ping*"cap_net_raw=ep"*"cap_net_raw=i"* ]]'
+# What the postinst left: bookworm's iputils-ping sets cap_net_raw=ep; trixie's sets nothing (its
+# ping relies on ping_group_range, opened by linux-sysctl-defaults, a Recommends not installed
+# here), and dpkg's new file carries no mark: "none".
+# shellcheck disable=SC2034 # used in the eval below
+case $release in bookworm) postinst_caps=cap_net_raw=ep ;; *) postinst_caps=none ;; esac
+check marks/journal-names-restore "journal: $(m journal)" eval '[[ $(m journal) == *ping*"$postinst_caps -> cap_net_raw=i"* ]]'
 # An open ping_group_range would let bob ping through an ICMP datagram socket without any
 # capability, and the EPERM checks would prove nothing. Upstream systemd's 50-default.conf opens
 # it to every group; Debian 12 does not ship that file, and the image's 60-lab-ping.conf pins 1 0.
@@ -266,7 +312,7 @@ exec 2>&1; mv /etc/security/capdelegate-files.conf /root/lab/marks.off
 dpkg -i /var/cache/apt/archives/iputils-ping_*.deb >/root/lab/dpkg-hole.out; echo "@@ dpkg.rc=$?"
 echo "@@ getcap=$(getcap /usr/bin/ping)"
 echo "@@ audit=$(capdelegate audit /usr/bin | grep -E 'fP.bypass' | grep -m1 /ping | tr '\t' ' ')"
-su - bob -c lab-probe
+su - bob -c lab-probe; su - alice -c lab-probe
 mv /root/lab/marks.off /etc/security/capdelegate-files.conf
 sh -c "$(apt-config dump --format '%v%n' DPkg::Post-Invoke | grep capdelegate)"
 echo "@@ hook=$(getcap /usr/bin/ping)"
@@ -274,17 +320,28 @@ capdelegate marks check >/root/lab/check.out; echo "@@ check.rc=$?"
 EOF
 root marks-hole "$marks_hole" || true
 m() { fact marks-hole 0 "$1"; }
-check marks-hole/dpkg-i-leaves-fP "$(m getcap), rc=$(m dpkg.rc)" [ "$(m getcap)" = "/usr/bin/ping cap_net_raw=ep" ]
-check marks-hole/audit-fP-bypass "audit: $(m audit)" eval '[[ $(m audit) == *ping* ]]'
-m() { fact marks-hole 1 "$1"; }
-check marks-hole/su-bob-pings-with-empty-pI "rc=$(m ping.rc) CapInh=$(m self.CapInh): $(m ping.out)" \
-  eval '[ "$(m ping.rc)" = 0 ] && hex_eq "$(m self.CapInh)" 0'
+if [ "$release" = bookworm ]; then
+  check marks-hole/dpkg-i-leaves-fP "$(m getcap), rc=$(m dpkg.rc)" [ "$(m getcap)" = "/usr/bin/ping cap_net_raw=ep" ]
+  check marks-hole/audit-fP-bypass "audit: $(m audit)" eval '[[ $(m audit) == *ping* ]]'
+  m() { fact marks-hole 1 "$1"; }
+  check marks-hole/su-bob-pings-with-empty-pI "rc=$(m ping.rc) CapInh=$(m self.CapInh): $(m ping.out)" \
+    eval '[ "$(m ping.rc)" = 0 ] && hex_eq "$(m self.CapInh)" 0'
+else
+  # trixie: the unguarded reinstall takes the mark away (no fP to bypass with): a denial, not a hole.
+  check marks-hole/dpkg-i-drops-mark "getcap: '$(m getcap)', rc=$(m dpkg.rc)" eval '[ -z "$(m getcap)" ] && [ "$(m dpkg.rc)" = 0 ]'
+  session marks-hole 1 bob marks-hole/su-bob
+  m() { fact marks-hole 2 "$1"; }
+  check marks-hole/su-alice-grant-without-mark-eperm "rc=$(m ping.rc) CapInh=$(m self.CapInh): $(m ping.out)" \
+    eval '[ "$(m ping.rc)" != 0 ] && hex_eq "$(m self.CapInh)" $NET_RAW'
+fi
+m() { fact marks-hole 2 "$1"; }
 check marks-hole/apt-hook-restores "$(m hook)" [ "$(m hook)" = "/usr/bin/ping cap_net_raw=i" ]
 check marks-hole/marks-check-clean "rc=$(m check.rc)" [ "$(m check.rc)" = 0 ]
 
 # --- 9. the Ansible role (contrib/ansible) run from the host against this guest -----------------
+# bookworm only: the role is the same on both releases; the trixie image has no python3 for it.
 # shellcheck source=tests/system/ansible.sh
-. "$here/ansible.sh"
+[ "$release" != bookworm ] || . "$here/ansible.sh"
 
 # --- power off, figures -----------------------------------------------------------------------
 root poweroff 'guest-poweroff' || true

@@ -5,8 +5,10 @@
 # lab's users, console drop-in, sshd and network.
 set -euo pipefail
 
+release=bookworm
+if [ "${1:-}" = --release ] && [ $# -ge 2 ]; then release=$2; shift 2; fi
 if [ "${1:-}" = --help ] || [ $# -lt 2 ]; then
-  echo "usage: $0 STAGE DEB...   (as root; called by vm-image/system/build.sh)"
+  echo "usage: $0 [--release R] STAGE DEB...   (as root; called by vm-image/system/build.sh)"
   [ "${1:-}" = --help ]; exit
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -55,6 +57,8 @@ inroot capdelegate check
 
 install -D -m 644 "$files/serial-getty-capdelegate.conf" \
   "$stage/etc/systemd/system/serial-getty@ttyS0.service.d/capdelegate.conf"
+[ "$release" = bookworm ] || install -m 644 "$files/serial-getty-utillinux-login.conf" \
+  "$stage/etc/systemd/system/serial-getty@ttyS0.service.d/capdelegate-login.conf"
 install -m 644 "$files/sshd-lab.conf" "$stage/etc/ssh/sshd_config.d/lab.conf"
 install -D -m 644 "$files/10-lab.network" "$stage/etc/systemd/network/10-lab.network"
 install -m 644 "$files/60-lab-ping.conf" "$files/50-pid-max.conf" "$stage/etc/sysctl.d/"
@@ -64,8 +68,12 @@ install -m 755 "$files/guest-poweroff" "$stage/usr/local/sbin/guest-poweroff"
 install -m 644 "$files/issue" "$stage/etc/issue"
 install -m 755 "$LAB_ROOT/tests/system/probe" "$stage/usr/local/bin/lab-probe"
 # The tests' stand-in for pam_systemd >= 254 (sets pI and pA in open_session); no PAM file uses it.
-gcc -std=gnu11 -O2 -Wall -Wextra -shared -fPIC -o "$stage/usr/lib/x86_64-linux-gnu/security/pam_ambient_stub.so" \
-  "$LAB_ROOT/tests/system/pam_ambient_stub.c" -lcap
+# bookworm only (systemd 252): trixie's pam_systemd 257 does it for real. Built with the host's
+# compiler for the host's release, which is bookworm's.
+if [ "$release" = bookworm ]; then
+  gcc -std=gnu11 -O2 -Wall -Wextra -shared -fPIC -o "$stage/usr/lib/x86_64-linux-gnu/security/pam_ambient_stub.so" \
+    "$LAB_ROOT/tests/system/pam_ambient_stub.c" -lcap
+fi
 inroot systemctl enable systemd-networkd.service capdelegate-lab-overlay.service
 # Timers that would only compete for the single TCG CPU during a test boot.
 inroot systemctl mask apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer fstrim.timer

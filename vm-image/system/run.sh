@@ -10,8 +10,10 @@ export LAB_T0=${LAB_T0:-$(date +%s)}
 
 usage() {
   cat <<'EOF2'
-usage: vm-image/system/run.sh [--policy FILE] [--ssh-port N] [--console-socket PATH]
-                              [--timeout SECONDS] [--quiet]
+usage: vm-image/system/run.sh [--release R] [--policy FILE] [--ssh-port N]
+                              [--console-socket PATH] [--timeout SECONDS] [--quiet]
+
+  --release R            the Debian release of the guest: bookworm (12, the default) or trixie (13)
 
   --policy FILE          FILE becomes /etc/security/capdelegate.conf for this boot (root:root 0644)
   --ssh-port N           forward 127.0.0.1:N on the host to the guest's port 22 (default 2222)
@@ -26,7 +28,7 @@ Environment: CAPDELEGATE_KERNEL=PATH boots that bzImage instead of kernel/lab-ke
 EOF2
 }
 
-policy="" port=2222 sock="" timeout=7200 quiet=0 image=""
+policy="" port=2222 sock="" timeout=7200 quiet=0 image="" release=bookworm
 while [ $# -gt 0 ]; do
   case "$1" in
     --policy) policy=$2; shift 2 ;;
@@ -34,6 +36,7 @@ while [ $# -gt 0 ]; do
     --console-socket) sock=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
     --image) image=$2; shift 2 ;;
+    --release) release=$2; shift 2 ;;
     --quiet) quiet=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
@@ -43,7 +46,7 @@ done
 
 kernel=${CAPDELEGATE_KERNEL:-$("$LAB_ROOT/kernel/lab-kernel.sh" path bzimage)}
 [ -f "$kernel" ] || { echo "run.sh: guest kernel $kernel not found" >&2; exit 2; }
-[ -n "$image" ] || image=$("$here/build.sh")
+[ -n "$image" ] || image=$("$here/build.sh" --release "$release")
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 disks=(-drive "file=$image,format=raw,if=virtio,snapshot=on")
@@ -59,7 +62,7 @@ else serial=(-serial mon:stdio); fi
 
 if [ "$quiet" = 0 ]; then
   cat >&2 <<EOF2
-== capdelegate systemd guest: kernel $kernel
+== capdelegate systemd guest (Debian $release): kernel $kernel
 == image $image${policy:+, policy $policy}
 == ssh -p $port alice@127.0.0.1   (passwords: user name; root/root)
 == Quit QEMU: Ctrl-a x.  Power off from inside: guest-poweroff as root. Hard limit: ${timeout}s.

@@ -121,11 +121,13 @@ static int write_all(int fd, const char *text)
 /* In place: the inode stays, its text is replaced chunk by chunk. */
 static int rewrite_in_place(const char *path, const struct version *v)
 {
+	/* Half-written from the truncation on: the clock is read before the open, so that a
+	 * writer stopped in open (after the truncation, before the first chunk) counts too. */
+	long long last = mono_ns();
 	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	int rc = 0;
-	long long last = mono_ns();	/* truncated: half-written from here on */
 	for (int i = 0; i < MAX_CHUNKS && v->chunks[i] != NULL && rc == 0; i++) {
 		if (i > 0)
 			usleep(CHUNK_PAUSE_US);
@@ -380,10 +382,12 @@ static void test_torn_policy_never_grants(void **state)
 	/* A writer stopped longer than the settle time in the middle of a rewrite leaves a
 	 * quiescent prefix, which no reader can tell from a whole file (capdelegate.conf(5): replace
 	 * the file by rename); the writer runs SCHED_FIFO so that this needs an overloaded machine. */
-	if (sum.torn > 0)
-		fail_msg("%ld torn grants (a grant no whole version gives), e.g. %s%s", sum.torn, sum.example,
-			 wstats->longest_gap_ns >= 50 * 1000000L ?	/* pam_capdelegate(8): 50 ms */
-			 "\n(the writer stopped mid-rewrite longer than the settle time: see above)" : "");
+	if (sum.torn > 0 && wstats->longest_gap_ns >= 50 * 1000000L)	/* pam_capdelegate(8): 50 ms */
+		printf("# %ld torn grants, e.g. %s\n# not held against the module: the writer stopped "
+		       "mid-rewrite for %.1f ms, longer than the settle time (the documented limit)\n",
+		       sum.torn, sum.example, (double)wstats->longest_gap_ns / 1e6);
+	else if (sum.torn > 0)
+		fail_msg("%ld torn grants (a grant no whole version gives), e.g. %s", sum.torn, sum.example);
 	if (sum.errors > 0)
 		fail_msg("%ld logins failed, e.g. %s", sum.errors, sum.error);
 	/* A half-written file read as a whole one logs its syntax errors ("erin no"): no reading

@@ -51,6 +51,8 @@ TAP_TIMEOUT=15 CLI_TIMEOUT=120
 # which as root ends every process of the machine. Each check runs in a PID namespace of its
 # own with its own /proc (and so a mount namespace): what a mutant signals, or sees in /proc,
 # is the check's own processes.
+# unshare --fork blocks SIGTERM while it waits for its child, so each timeout around it also
+# sends SIGKILL 5 s later (-k 5): unshare then dies, and --kill-child ends the namespace.
 ISOLATE=(unshare --pid --fork --mount-proc --kill-child)
 GENERATED=0 COVMAP=
 T0=$(date +%s)
@@ -94,7 +96,7 @@ run_tap() {
   local out rc=0
   # a mutant may hang (a FIFO opened blocking): the plain programs take a few seconds
   out=$(cd "$BLD" && CMOCKA_MESSAGE_OUTPUT=TAP top_srcdir="$SRC" top_builddir="$BLD" \
-        timeout "$TAP_TIMEOUT" "${ISOLATE[@]}" "$@" 2>/dev/null) || rc=$?
+        timeout -k 5 "$TAP_TIMEOUT" "${ISOLATE[@]}" "$@" 2>/dev/null) || rc=$?
   printf '%s\t%s\n' "$(grep -c '^ok' <<<"$out" || true)" "$rc"
   sed -nE "s/^not ok [0-9]+ - (.*)$/$name: \\1/p" <<<"$out"
 }
@@ -119,7 +121,7 @@ check_one() {
   [ "$t3" -le "$CLI_TIMEOUT" ] || CLI_TIMEOUT=$t3
   if [ "$kind" = cli ]; then
     [ -z "${BASE_FAIL[cli: $cmd]:-}" ] || return 0
-    res=$(LAB_BUILD="$BLD" timeout "$CLI_TIMEOUT" "${ISOLATE[@]}" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
+    res=$(LAB_BUILD="$BLD" timeout -k 5 "$CLI_TIMEOUT" "${ISOLATE[@]}" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
     if grep -q '^FAIL' <<<"$res" && [ -z "${BASE_FAIL[cli: $cmd]:-}" ]; then echo "cli: $cmd"; fi
     return 0
   fi

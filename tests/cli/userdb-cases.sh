@@ -237,8 +237,14 @@ t_userdb_odd_names() {
   need_root; local d="$CASE_DIR/db"
   record "$d" $'ev\x1b[31mil' '{"userName":"ev\\u001b[31mil","capabilityAmbientSet":["cap_net_raw"]}'
   record "$d" $'new\nline' '{"userName":"new\\nline","capabilityAmbientSet":["cap_net_raw"]}'
+  # a name outside the BMP, written as a surrogate pair: U+10000 is 4 bytes of UTF-8, the
+  # file's name, so the record is read (not refused for another name) and reported
+  record "$d" $'a\xf0\x90\x80\x80' '{"userName":"a\\ud800\\udc00","capabilityAmbientSet":["cap_net_raw"]}'
   udb_audit "$d"; want_rc 2
   no_text "$OUT" $'\x1b'; no_text "$ERR" $'\x1b'
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/a"
+  no_text "$OUT" "userdb-invalid"
+  [ "$(count_lines "$OUT" '^finding.ambient-grant')" -eq 3 ] || fail "three findings: $(cat "$OUT")"
   want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/ev\\x1b[31mil.user${TAB}cap_net_raw${TAB}user record of ev\\033\\13331mil raises"
   want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/new\\x0aline.user${TAB}cap_net_raw${TAB}user record of new\\012line raises"
   [ "$(count_lines "$OUT" '^finding')" -ge 2 ] || fail "two findings"

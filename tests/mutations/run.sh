@@ -47,6 +47,8 @@ STACK=(tests/stack/stack.sh tests/stack/module.sh)
 # multiplies these (a build with --coverage at -O0 is slower, and a check cut short by a
 # signal writes no coverage).
 TAP_TIMEOUT=15 CLI_TIMEOUT=120
+# A check whose baseline is not known yet gets these (see lazy_baseline).
+UNKNOWN_TAP_TIMEOUT=90 UNKNOWN_CLI_TIMEOUT=600
 # A mutant may do anything its process may: a generated mutant of cli_edit.c called kill(-1),
 # which as root ends every process of the machine. Each check runs in a PID namespace of its
 # own with its own /proc (and so a mount namespace): what a mutant signals, or sees in /proc,
@@ -119,6 +121,8 @@ check_one() {
   local t3=$((3 * ${BASE_TIME[$name]:-0})) TAP_TIMEOUT=$TAP_TIMEOUT CLI_TIMEOUT=$CLI_TIMEOUT
   [ "$t3" -le "$TAP_TIMEOUT" ] || TAP_TIMEOUT=$t3
   [ "$t3" -le "$CLI_TIMEOUT" ] || CLI_TIMEOUT=$t3
+  # no baseline yet (see lazy_baseline): the longest any check took on a busy machine
+  [ -n "${BASE_TIME[$name]:-}" ] || TAP_TIMEOUT=$UNKNOWN_TAP_TIMEOUT CLI_TIMEOUT=$UNKNOWN_CLI_TIMEOUT
   if [ "$kind" = cli ]; then
     [ -z "${BASE_FAIL[cli: $cmd]:-}" ] || return 0
     res=$(LAB_BUILD="$BLD" timeout -k 5 "$CLI_TIMEOUT" "${ISOLATE[@]}" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
@@ -135,15 +139,16 @@ check_one() {
   fi
 }
 
-# baseline [COV]: every check once on the unmutated tree, JOBS at a time, into
-# $MUT/baseline.tsv; then baseline_load. With COV, on the coverage build COV/build instead, each
-# check writing its .gcda files under COV/data/NAME (see coverage_map).
+# baseline [COV] [CHECK...]: each check (default: every check) once on the unmutated tree, JOBS
+# at a time, added to $MUT/baseline.tsv; then baseline_load. With COV, on the coverage build
+# COV/build instead, each check writing its .gcda files under COV/data/NAME (see coverage_map).
 baseline() {
-  local cov=${1:-} j i pids=() kind name cmd res t
+  local cov=${1:-} j i pids=() kind name cmd res t list=("${CHECKS[@]}")
+  [ $# -le 1 ] || list=("${@:2}")
   for ((j = 0; j < JOBS; j++)); do
     ( [ -z "$cov" ] || { BLD=$cov/build; TAP_TIMEOUT=$((TAP_TIMEOUT * 10)); }
-      for ((i = j; i < ${#CHECKS[@]}; i += JOBS)); do
-        IFS=$'\t' read -r kind name cmd <<<"${CHECKS[$i]}"
+      for ((i = j; i < ${#list[@]}; i += JOBS)); do
+        IFS=$'\t' read -r kind name cmd <<<"${list[$i]}"
         cmd=${cmd/#"$MUT/build/"/"$BLD/"}
         [ -z "$cov" ] || export GCOV_PREFIX="$cov/data/$name"
         t=$SECONDS
@@ -160,23 +165,51 @@ baseline() {
     pids+=($!)
   done
   for j in "${pids[@]}"; do wait "$j"; done
-  cat "$MUT"/baseline.[0-9]* >"$MUT/baseline.tsv"
+  cat "$MUT"/baseline.[0-9]* >>"$MUT/baseline.tsv"
   rm -f "$MUT"/baseline.[0-9]*
   baseline_load "$MUT/baseline.tsv"
 }
 
 # baseline_load FILE: fills BASE_OK and BASE_RC (a program's passing cases and exit status),
-# BASE_FAIL (failures not held against a mutant) and BASE_TIME (seconds).
+# BASE_FAIL (failures not held against a mutant) and BASE_TIME (seconds; a check with a time
+# has a baseline).
 baseline_load() {
   local kind rest name i j
   while IFS=$'\t' read -r kind rest; do
     case "$kind" in
       time) IFS=$'\t' read -r name i <<<"$rest"; BASE_TIME[$name]=$i ;;
       tap) IFS=$'\t' read -r name i j <<<"$rest"; BASE_OK[$name]=$i BASE_RC[$name]=$j ;;
-      fail) read -r rest <<<"$rest"; BASE_FAIL[$rest]=1 ;;
+      fail) read -r rest <<<"$rest"; [ -n "${BASE_FAIL[$rest]:-}" ] ||
+              log "baseline: already failing, left out: $rest"; BASE_FAIL[$rest]=1 ;;
     esac
   done <"$1"
-  for rest in "${!BASE_FAIL[@]}"; do log "baseline: already failing, left out: $rest"; done
+}
+
+# try_check FILE ONLY CHECK: check_one on this job's tree, unless the check cannot meet the
+# mutated FILE (the unit and stack programs do not contain the CLI's own files) or is not in
+# ONLY (a generated mutant's covering checks, comma-separated; empty: every check).
+try_check() {
+  local file=$1 only=$2 kind cname cmd
+  IFS=$'\t' read -r kind cname cmd <<<"$3"
+  case "$kind:$file" in tap:pam_capdelegate/cli/*) return 0 ;; esac
+  [ -z "$only" ] || [[ ",$only," == *",$cname,"* ]] || return 0
+  # CHECKS name job 1's tree
+  cmd=${cmd/#"$MUT/build/"/"$BLD/"}; cmd=${cmd/#"$MUT/src/"/"$SRC/"}
+  check_one "$kind" "$cname" "$cmd"
+}
+
+# build_for CHECK: build only what CHECK runs: a unit program alone; for a CLI case the
+# product and the CLI's preloaded fault libraries, not the unit and stack programs; else all.
+build_for() {
+  local kind name
+  IFS=$'\t' read -r kind name _ <<<"$1"
+  case "$kind:$name" in
+    tap:test_policy|tap:test_load|tap:test_manpage)
+      make -C "$BLD" -s -j2 "tests/unit/$name" >"$W/make.log" 2>&1 ;;
+    cli:*) make -C "$BLD" -s -j2 all >"$W/make.log" 2>&1 &&
+           make -C "$BLD" -s -j2 tests/stack/nss_fault.la tests/cli/fault.la >>"$W/make.log" 2>&1 ;;
+    *) build ;;
+  esac
 }
 
 # mutant M: apply M to this job's tree, build, run the checks (its last killer first); sets $by
@@ -198,21 +231,22 @@ mutant() {
     python3 "$HERE/apply.py" "$m" "$SRC" 2>"$W/apply.err" || by="BROKEN (no longer applies: $(tr '\n' ' ' <"$W/apply.err"))"
   fi
   local log=$MUT/$(tr '/:' '__' <<<"$name").make.log
+  prev=$(last_killer "$name")
+  # only a check this run has (a renamed case must not kill by failing to exist)
+  for c in "${CHECKS[@]}"; do IFS=$'\t' read -r kind cname cmd <<<"$c"; [ "$cname" != "$prev" ] || order=("$c"); done
+  # The hinted check first, built for alone (most mutants die there); then the whole build and
+  # every other check in order.
   if [ -n "$by" ]; then :
+  elif [ "${#order[@]}" -gt 0 ] && ! build_for "${order[0]}"; then
+    by="BROKEN (does not build, see $log)"; cp "$W/make.log" "$log"
+  elif [ "${#order[@]}" -gt 0 ] && by=$(try_check "$file" "$only" "${order[0]}") && [ -n "$by" ]; then
+    killer=${order[0]}
   elif ! build; then
     by="BROKEN (does not build, see $log)"; cp "$W/make.log" "$log"
   else
-    prev=$(last_killer "$name")
-    # only a check this run has (a renamed case must not kill by failing to exist)
-    for c in "${CHECKS[@]}"; do IFS=$'\t' read -r kind cname cmd <<<"$c"; [ "$cname" != "$prev" ] || order=("$c"); done
-    for c in "${order[@]}" "${CHECKS[@]}"; do
-      IFS=$'\t' read -r kind cname cmd <<<"$c"
-      # the unit and stack programs do not contain the CLI's own files
-      case "$kind:$file" in tap:pam_capdelegate/cli/*) continue ;; esac
-      [ -z "$only" ] || [[ ",$only," == *",$cname,"* ]] || continue
-      # CHECKS name job 1's tree
-      cmd=${cmd/#"$MUT/build/"/"$BLD/"}; cmd=${cmd/#"$MUT/src/"/"$SRC/"}
-      by=$(check_one "$kind" "$cname" "$cmd"); [ -z "$by" ] || { killer=$c; break; }
+    for c in "${CHECKS[@]}"; do
+      [ "$c" != "${order[0]:-}" ] || continue
+      by=$(try_check "$file" "$only" "$c"); [ -z "$by" ] || { killer=$c; break; }
     done
   fi
   cp "$W/pristine" "$SRC/$file"   # a fresh mtime: make rebuilds it for the next mutant
@@ -239,11 +273,81 @@ save_hints() {
   log "wrote $HERE/killers.tsv ($(($(wc -l <"$HERE/killers.tsv") - 1)) mutants)"
 }
 
-# next_mutant: the index of the next mutant no job has taken; fails when none is left.
+# next_mutant: the index (in muts) of the next mutant of this round (todo) no job has taken;
+# fails when none is left.
 next_mutant() {
   local i
   i=$( { flock 7; read -r i <"$MUT/queue"; echo $((i + 1)) >"$MUT/queue"; echo "$i"; } 7>"$MUT/queue.lock")
-  [ "$i" -lt "${#muts[@]}" ] && echo "$i"
+  [ "$i" -lt "${#todo[@]}" ] && echo "${todo[$i]}"
+}
+
+# run_jobs INDEX...: the mutants muts[INDEX], JOBS at a time.
+run_jobs() {
+  todo=("$@")
+  local n=$JOBS j pids=()
+  [ "$n" -le "${#todo[@]}" ] || n=${#todo[@]}
+  echo 0 >"$MUT/queue"
+  log "${#todo[@]} mutants, $n at a time"
+  for ((j = 1; j <= n; j++)); do job "$j" & pids+=($!); done
+  for j in "${pids[@]}"; do wait "$j" || die "a mutation job failed (see above)"; done
+}
+
+# The baseline of the hand-made mutants is taken lazily: before they start only for the checks
+# that killed them last (hinted_baseline), since the whole baseline (every unit and stack
+# program and each CLI case once) costs more than the mutants themselves. A mutant that gets
+# past its hint meets checks with no baseline, where any failure kills it (check_one gives them
+# the long timeouts). lazy_baseline then confirms those kills: the baseline of each check that
+# killed that way, on the unmutated tree; a mutant whose killer fails or comes near the timeout
+# unmutated too runs again. So do the survivors when some check had no baseline (a program
+# passing fewer cases than its baseline also kills). Each round leaves fewer checks without a
+# baseline, so the rounds end.
+hinted_baseline() {
+  local m k c hinted=()
+  local -A want=()
+  for m in "${muts[@]}"; do k=$(last_killer "$(basename "$m" .mut)"); [ -z "$k" ] || want[$k]=1; done
+  for c in "${CHECKS[@]}"; do [ -z "${want[$(cut -f2 <<<"$c")]:-}" ] || hinted+=("$c"); done
+  log "baseline: the ${#hinted[@]} checks that killed these mutants last (of ${#CHECKS[@]}), $JOBS at a time"
+  [ "${#hinted[@]}" -eq 0 ] || baseline "" "${hinted[@]}"
+}
+
+# clean_baseline NAME: the check passed on the unmutated tree well inside the timeout it had
+# without a baseline.
+clean_baseline() {
+  local f limit=$UNKNOWN_TAP_TIMEOUT
+  [ -z "${BASE_RC[$1]:-}" ] || [ "${BASE_RC[$1]}" -eq 0 ] || return 1
+  [ -n "${BASE_OK[$1]:-}" ] || limit=$UNKNOWN_CLI_TIMEOUT
+  [ $((3 * BASE_TIME[$1])) -le "$limit" ] || return 1
+  for f in "${!BASE_FAIL[@]}"; do [[ "$f" != "$1: "* && "$f" != "cli: $1" ]] || return 1; done
+}
+
+lazy_baseline() {
+  local again=() need=() c i kind name cmd unknown=() v by round=1
+  while :; do
+    again=() unknown=()
+    if [ -s "$MUT/unconfirmed" ]; then
+      mapfile -t need < <(cut -f2- "$MUT/unconfirmed" | sort -u)
+      log "baseline: the ${#need[@]} checks that killed a mutant before they had one"
+      baseline "" "${need[@]}"
+      while IFS=$'\t' read -r i kind name cmd; do
+        clean_baseline "$name" || { log "baseline: $name fails or is slow unmutated: mutant ${muts[$i]##*/} again"; again+=("$i"); }
+      done <"$MUT/unconfirmed"
+      rm -f "$MUT/unconfirmed"
+    fi
+    for c in "${CHECKS[@]}"; do [ -n "${BASE_TIME[$(cut -f2 <<<"$c")]:-}" ] || unknown+=("$c"); done
+    if [ "${#unknown[@]}" -gt 0 ] && grep -q '^survived	[^	]*	SURVIVED	' "$MUT/verdicts"; then
+      log "baseline: the other ${#unknown[@]} checks, for the survivors"
+      baseline "" "${unknown[@]}"
+      while IFS=$'\t' read -r v name by i; do again+=("$i"); done < <(grep '^survived	[^	]*	SURVIVED	' "$MUT/verdicts")
+    fi
+    [ "${#again[@]}" -gt 0 ] || return 0
+    mapfile -t again < <(printf '%s\n' "${again[@]}" | sort -un)
+    for i in "${again[@]}"; do
+      awk -F'\t' -v i="$i" '$4 != i' "$MUT/verdicts" >"$MUT/verdicts.tmp"; mv "$MUT/verdicts.tmp" "$MUT/verdicts"
+      [ ! -f "$MUT/killers.new" ] || { awk -F'\t' -v n="$(basename "${muts[$i]}" .mut)" '$1 != n' "$MUT/killers.new" >"$MUT/killers.tmp"; mv "$MUT/killers.tmp" "$MUT/killers.new"; }
+    done
+    round=$((round + 1)); log "round $round: ${#again[@]} mutants again, with the baseline now known"
+    run_jobs "${again[@]}"
+  done
 }
 
 # job N: take mutants until none is left; one TSV line (fd 3), one table line and one verdict
@@ -259,15 +363,17 @@ job() {
     if [ "$GENERATED" -eq 1 ]; then name=${m%%	*}; else name=$(basename "$m" .mut); fi
     mutant "$m"
     case "$by" in
-      "") by=SURVIVED verdict=survived; printf 'FAIL\tmutation %s SURVIVED\n' "$name" >&3 ;;
-      "NOT COVERED") verdict=survived; printf 'FAIL\tmutation %s NOT COVERED\n' "$name" >&3 ;;
+      "") by=SURVIVED verdict=survived ;;
+      "NOT COVERED") verdict=survived ;;
       "BROKEN (does not build"*) if [ "$GENERATED" -eq 1 ]; then by=STILLBORN verdict=stillborn
-          else verdict=survived; printf 'FAIL\tmutation %s %s\n' "$name" "$by" >&3; fi ;;
-      BROKEN*) verdict=survived; printf 'FAIL\tmutation %s %s\n' "$name" "$by" >&3 ;;
-      *) verdict=killed; printf 'PASS\tmutation %s killed by %s\n' "$name" "$by" >&3
-         printf '%s\t%s\n' "$name" "$killer" >>"$MUT/killers.new" ;;
+          else verdict=survived; fi ;;
+      BROKEN*) verdict=survived ;;
+      *) verdict=killed
+         printf '%s\t%s\n' "$name" "$killer" >>"$MUT/killers.new"
+         # killed by a check with no baseline yet: lazy_baseline confirms the check itself passes
+         [ -n "${BASE_TIME[$(cut -f2 <<<"$killer")]:-}" ] || printf '%s\t%s\n' "$i" "$killer" >>"$MUT/unconfirmed" ;;
     esac
-    printf '%s\t%s\t%s\n' "$verdict" "$name" "$by" >>"$MUT/verdicts"
+    printf '%s\t%s\t%s\t%s\n' "$verdict" "$name" "$by" "$i" >>"$MUT/verdicts"
     printf '%-36s %4ss  %s\n' "$name" "$(( $(date +%s) - t ))" "$by"
   done
   build || true   # leave the scratch build unmutated
@@ -352,6 +458,7 @@ main() {
   mkdir -p "$MUT"
   exec 9>"$MUT/lock"
   flock -n 9 || die "another run uses $MUT (set LAB_MUTATE to another directory)"
+  : >"$MUT/baseline.tsv"
   log "scratch tree $SRC, build $BLD"
   sync_tree
   build || die "the unmutated tree does not build (see $MUT/make.log)"
@@ -373,16 +480,19 @@ main() {
   fi
   [ "${#muts[@]}" -gt 0 ] || die "no mutants"
   [ "$JOBS" -le "${#muts[@]}" ] || JOBS=${#muts[@]}
-  if [ "$GENERATED" -eq 0 ]; then
-    log "baseline: ${#CHECKS[@]} checks on the unmutated tree, $JOBS at a time"
-    baseline
-  fi
-  rm -f "$MUT/killers.new" "$MUT"/*.make.log; : >"$MUT/verdicts"
-  echo 0 >"$MUT/queue"
-  log "${#muts[@]} mutants, $JOBS at a time"
-  local j pids=()
-  for ((j = 1; j <= JOBS; j++)); do job "$j" & pids+=($!); done
-  for j in "${pids[@]}"; do wait "$j" || die "a mutation job failed (see above)"; done
+  [ "$GENERATED" -eq 1 ] || hinted_baseline
+  rm -f "$MUT/killers.new" "$MUT/unconfirmed" "$MUT"/*.make.log; : >"$MUT/verdicts"
+  local todo=()
+  run_jobs "${!muts[@]}"
+  [ "$GENERATED" -eq 1 ] || lazy_baseline
+  # one line per mutant on fd 3 (--tsv), once its verdict is final
+  local v name by i
+  while IFS=$'\t' read -r v name by i; do
+    case "$v" in
+      killed) printf 'PASS\tmutation %s killed by %s\n' "$name" "$by" ;;
+      survived) printf 'FAIL\tmutation %s %s\n' "$name" "$by" ;;
+    esac
+  done <"$MUT/verdicts" >&3
   # The next run tries each mutant's killer first: same verdicts, found sooner.
   if [ -f "$MUT/killers.new" ]; then
     touch "$MUT/killers"

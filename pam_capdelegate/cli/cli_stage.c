@@ -19,23 +19,23 @@ void cli_text_free(struct cli_text *t)
 	t->len = 0;
 }
 
-/* Read @fd to its end or to one byte past the policy's limit. 0, or -1 (errno). */
-static int read_bounded(int fd, struct cli_text *t)
+int cli_read_bounded(int fd, size_t limit, struct cli_text *t)
 {
-	size_t cap = 4096, limit = CD_MAX_POLICY_BYTES + 1;
+	size_t cap = 4096;
 	t->len = 0;
+	limit++;	/* one byte more: a text over the limit is told from one at it */
 	if ((t->bytes = malloc(cap + 1)) == NULL)
-		return -1;
+		return -2;
 	for (;;) {
 		if (t->len == cap && cap < limit) {
 			cap = cap * 2 < limit ? cap * 2 : limit;
 			char *more = realloc(t->bytes, cap + 1);
 			if (more == NULL)
-				return -1;
+				return -2;
 			t->bytes = more;
 		}
 		if (t->len == cap)
-			return 0;	/* over the limit: the core rejects it by its size */
+			return 0;	/* over the limit: the caller refuses it by its size */
 		ssize_t n = read(fd, t->bytes + t->len, cap - t->len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -70,8 +70,8 @@ int cli_text_read(int dirfd, const char *name, int own, struct cli_text *t, cons
 		*why = "not a regular file";
 	else if (own && st.st_nlink != 1)
 		*why = "has another name (a hard link)";
-	else if (read_bounded(fd, t) < 0)
-		*why = "read error";
+	else if (cli_read_bounded(fd, CD_MAX_POLICY_BYTES, t) < 0)
+		*why = "read error";	/* the core rejects a policy over the limit by its size */
 	else
 		rc = 0;
 	int saved = errno;

@@ -23,6 +23,11 @@ struct cli_text {
 int cli_text_read(int dirfd, const char *name, int own, struct cli_text *t, const char **why);
 void cli_text_free(struct cli_text *t);
 
+/* Read @fd to its end, or to @limit + 1 bytes and no further (a file may grow while it is
+ * read; a text over the limit is refused unread beyond it). 0 (t->len > @limit: over), -1
+ * on a read error (errno), -2 out of memory; the caller frees t->bytes either way. */
+int cli_read_bounded(int fd, size_t limit, struct cli_text *t);
+
 /* Which file of the policy @as names: the main file @config (*dropin NULL) or the drop-in
  * @confdir/NAME.conf (*dropin points to NAME.conf inside @as). -1 when it names neither. */
 int cli_stand_in_place(const char *as, const char *config, const char *confdir,

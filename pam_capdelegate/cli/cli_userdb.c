@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli_out.h"
+#include "cli_stage.h"
 #include "cli_userdb.h"
 
 _Static_assert(CLI_USERDB_MAX_BYTES == 262144, "read_open_record names the bound in its message");
@@ -518,27 +519,6 @@ static int is_null_device(const struct stat *st)
 	return S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3);
 }
 
-/* Up to CLI_USERDB_MAX_BYTES + 1 bytes of @fd into *@buf: more than the bound is refused
- * without reading on (a file may grow between fstat and read). */
-static ssize_t read_bounded(int fd, char **buf)
-{
-	size_t len = 0, size = CLI_USERDB_MAX_BYTES + 1;
-	*buf = malloc(size);
-	if (*buf == NULL)
-		return -2;
-	while (len < size) {
-		ssize_t n = read(fd, *buf + len, size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	return (ssize_t)len;
-}
-
 /* The name check systemd makes (userdb-dropin.c load_user): NAME.user holds userName NAME,
  * UID.user holds uid UID. */
 static const char *name_mismatch(const struct cli_userdb_fields *f, const char *name)
@@ -564,25 +544,24 @@ static int read_open_record(struct cli_userdb *db, struct cli_userdb_record *rec
 			    const char *name)
 {
 	struct stat st;
-	char *buf = NULL;
+	struct cli_text t = { NULL, 0 };
 	const char *why;
 	if (fstat(fd, &st) < 0)
 		return set_error(db, rec, "cannot examine", strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return set_error(db, rec, "not a regular file", file_type(st.st_mode));
-	ssize_t len = read_bounded(fd, &buf);
-	int rc;
-	if (len == -2)
+	int rc = cli_read_bounded(fd, CLI_USERDB_MAX_BYTES, &t);
+	if (rc == -2)
 		rc = -1;
-	else if (len < 0)
+	else if (rc < 0)
 		rc = set_error(db, rec, "cannot read", strerror(errno));
-	else if (len > CLI_USERDB_MAX_BYTES)
+	else if (t.len > CLI_USERDB_MAX_BYTES)
 		rc = set_error(db, rec, "larger than 262144 bytes: refused unread", NULL);
-	else if ((rc = cli_userdb_parse(buf, (size_t)len, &rec->f, &why)) == -1)
+	else if ((rc = cli_userdb_parse(t.bytes, t.len, &rec->f, &why)) == -1)
 		rc = set_error(db, rec, "not a user record systemd reads", why);
 	else if (rc == 0 && (why = name_mismatch(&rec->f, name)) != NULL)
 		rc = set_error(db, rec, why, NULL);
-	free(buf);
+	cli_text_free(&t);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -261,6 +261,8 @@ static int record_findings(struct cli_audit *a, const struct cli_userdb_record *
 				   r->error);
 	if (r->hidden_by != NULL)
 		return 0;	/* systemd reads the earlier directory's file of that name */
+	if (r->same_as != NULL)
+		return 0;	/* reported once, at the name that holds the record */
 	char *who = name_text(r->f.user);
 	int unknown = who == NULL ? -1 : cli_grant_of(&a->pol, r->f.user, &grant);
 	int rc = unknown < 0 ? -1 : 0;

@@ -213,6 +213,8 @@ static void json_record(FILE *out, const struct cli_userdb_record *r)
 	json_caps_or_null(out, r->f.has_bounding, r->f.bounding);
 	fputc(',', out);
 	json_name_or_null(out, "hidden_by", r->hidden_by);
+	fputc(',', out);
+	json_name_or_null(out, "same_as", r->same_as);
 	fputs(",\"error\":", out);
 	if (r->error != NULL)
 		cli_json_string(out, r->error);

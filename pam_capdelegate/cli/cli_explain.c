@@ -234,6 +234,9 @@ static void print_record(struct cli_table *t, const struct cli_userdb_record *r,
 	} else if (r->hidden_by != NULL) {
 		fputs("hidden by ", out);
 		cli_text_escape(out, r->hidden_by);
+	} else if (r->same_as != NULL) {
+		fputs("same record as ", out);
+		cli_text_escape(out, r->same_as);
 	} else {
 		fputs("applies", out);
 	}

@@ -550,6 +550,9 @@ static int read_open_record(struct cli_userdb *db, struct cli_userdb_record *rec
 		return set_error(db, rec, "cannot examine", strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return set_error(db, rec, "not a regular file", file_type(st.st_mode));
+	rec->have_file = 1;
+	rec->dev = st.st_dev;
+	rec->ino = st.st_ino;
 	int rc = cli_read_bounded(fd, CLI_USERDB_MAX_BYTES, &t);
 	if (rc == -2)
 		rc = -1;
@@ -670,12 +673,59 @@ static int load_dir(struct cli_userdb *db, const char *dir)
 	return rc;
 }
 
+/* @r's file name is its userName's: NAME.user. */
+static int named_for_user(const struct cli_userdb_record *r)
+{
+	const char *base = strrchr(r->path, '/');
+	base = base ? base + 1 : r->path;
+	if (r->f.user == NULL)
+		return 0;
+	size_t n = strlen(r->f.user);
+	return strncmp(base, r->f.user, n) == 0 && strcmp(base + n, ".user") == 0;
+}
+
+static int one_file(const struct cli_userdb_record *a, const struct cli_userdb_record *b)
+{
+	return a->error == NULL && b->error == NULL && a->have_file && b->have_file &&
+	       a->dev == b->dev && a->ino == b->ino;
+}
+
+/* The record that holds the file @db->records[@i] was read from: of the names of that file,
+ * the first named for its user, else the first. */
+static size_t holder(const struct cli_userdb *db, size_t i)
+{
+	size_t first = i;
+	for (size_t j = 0; j < db->nrecords; j++) {
+		if (j != i && !one_file(&db->records[i], &db->records[j]))
+			continue;
+		if (named_for_user(&db->records[j]))
+			return j;
+		if (j < first)
+			first = j;
+	}
+	return first;
+}
+
+/* systemd writes a user's record as NAME.user and links UID.user to it; audit must report
+ * what the record does once, not once per name. */
+static void mark_other_names(struct cli_userdb *db)
+{
+	for (size_t i = 0; i < db->nrecords; i++) {
+		if (db->records[i].error != NULL || !db->records[i].have_file)
+			continue;
+		size_t h = holder(db, i);
+		if (h != i)
+			db->records[i].same_as = db->records[h].path;
+	}
+}
+
 int cli_userdb_load(struct cli_userdb *db, const char *const *dirs, size_t ndirs)
 {
 	*db = (struct cli_userdb){ .dirs = dirs, .ndirs = ndirs };
 	for (size_t i = 0; i < ndirs; i++)
 		if (load_dir(db, dirs[i]) < 0)
 			return -1;
+	mark_other_names(db);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cd_policy.h"
 
@@ -53,6 +54,11 @@ struct cli_userdb_record {
 	char *path;		/* DIR/NAME.user as found (the name's bytes as they are) */
 	char *error;		/* NULL, or why the record could not be read: not audited */
 	const char *hidden_by;	/* path of the same name in an earlier directory, or NULL */
+	const char *same_as;	/* the record this file is another name of (UID.user linked to
+				 * NAME.user, as systemd writes them), or NULL */
+	int have_file;		/* dev and ino below: the file read */
+	dev_t dev;
+	ino_t ino;
 	struct cli_userdb_fields f;
 };
 
@@ -64,7 +70,9 @@ struct cli_userdb {
 	size_t nerrors;		/* records with error set */
 };
 
-/* Read every NAME.user of @dirs, in their order, names sorted in each. A directory that does
+/* Read every NAME.user of @dirs, in their order, names sorted in each. Names of one file (a
+ * symlink or a hard link) are one record: the one named for its userName holds it (else the
+ * first read), the others point to it by same_as. A directory that does
  * not exist holds no record; one that cannot be read is an error record. A masked name (a
  * symlink to /dev/null, as systemd masks) is no record. -1 only when memory runs out. */
 int cli_userdb_load(struct cli_userdb *db, const char *const *dirs, size_t ndirs);

@@ -6,7 +6,7 @@
 USERDB_CASES=(
   userdb_ambient_grant userdb_ambient_json userdb_bounding_drop userdb_explain
   userdb_name_forms userdb_hostile_json userdb_size_and_depth userdb_file_kinds
-  userdb_odd_names userdb_search_order fault_alloc_userdb
+  userdb_odd_names userdb_search_order userdb_one_record_two_names fault_alloc_userdb
 )
 
 TAB=$'\t'
@@ -277,4 +277,38 @@ t_fault_alloc_userdb() {
   record "$d" bob '{"userName":"bob","perMachine":[{"capabilityBoundingSet":["cap_net_raw"]}],"x":"\\u00e9"}'
   record "$d" carol '{"userName":"carol","capabilityAmbientSet":[]}'
   n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty"); echo "audit: $n" >&2
+}
+
+# systemd's own layout (userdbctl, nss-systemd): NAME.user and a link UID.user -> NAME.user,
+# one record read under two names. capdelegate(8), USER RECORDS: the finding is made once, at
+# NAME.user; the other name is shown as the same record. A hard link is one record too.
+t_userdb_one_record_two_names() {
+  need_root; local d="$CASE_DIR/db" h="$CASE_DIR/hard" p; p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  record "$d" bob '{"userName":"bob","uid":1002,"capabilityAmbientSet":["cap_net_raw"]}'
+  ln -s bob.user "$d/1002.user"
+  udb_audit "$d"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_raw${TAB}"
+  [ "$(count_lines "$OUT" ambient-grant)" -eq 1 ] || fail "one record under two names reported $(count_lines "$OUT" ambient-grant) times"
+  cd_nss audit --json --config "$CASE_DIR/std.conf" --confdir '' --userdb "$d" "$CASE_DIR/empty"; want_rc 2
+  python3 - "$OUT" "$d" <<'PY' >&2 || fail "same_as in JSON"
+import json, sys
+doc = json.load(open(sys.argv[1])); d = sys.argv[2]
+recs = {r["path"]: r for r in doc["userdb"]["records"]}
+assert recs[d + "/1002.user"]["same_as"] == d + "/bob.user", recs
+assert recs[d + "/bob.user"]["same_as"] is None, recs
+assert [f["path"] for f in doc["findings"] if f["id"] == "ambient-grant"] == [d + "/bob.user"], doc["findings"]
+PY
+  cd_nss explain bob --config "$CASE_DIR/std.conf" --confdir '' --userdb "$d" "$CASE_DIR/empty"; want_rc 0
+  want_line "$OUT" "userdb\t$d/bob.user\tambient=cap_net_raw\tbounding=-\tadds=cap_net_raw\tremoves=none\tapplies"
+  want_line "$OUT" "userdb\t$d/1002.user\tambient=cap_net_raw\tbounding=-\tadds=cap_net_raw\tremoves=none\tsame record as $d/bob.user"
+  # a hard link: the name that is the user's is the record, whichever sorts first
+  record "$h" bob '{"userName":"bob","uid":1002,"capabilityAmbientSet":["cap_sys_time"]}'
+  ln "$h/bob.user" "$h/1002.user"
+  udb_audit "$h"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$h/bob.user${TAB}cap_sys_time${TAB}"
+  [ "$(count_lines "$OUT" ambient-grant)" -eq 1 ] || fail "a hard-linked record reported twice"
+  # two files with the same text are two records: each reported
+  rm "$h/1002.user"; record "$h" 1002 '{"userName":"bob","uid":1002,"capabilityAmbientSet":["cap_sys_time"]}'
+  udb_audit "$h"; want_rc 2
+  [ "$(count_lines "$OUT" ambient-grant)" -eq 2 ] || fail "two files are two records"
 }

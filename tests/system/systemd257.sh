@@ -90,6 +90,7 @@ journalctl -q -o cat --no-pager -p warning | grep -E "pam_capdelegate\(sshd:[a-z
 if capdelegate audit --help 2>&1 | grep -q -e '--userdb'; then
   capdelegate audit --tsv /usr/bin >/root/lab/audit-userdb.out 2>&1; echo "@@ audit.rc=$?"
   grep -m1 ambient-grant /root/lab/audit-userdb.out | tr '\t' ' ' | sed 's/^/@@ audit=/'
+  echo "@@ audit.ambient=$(grep -c ambient-grant /root/lab/audit-userdb.out)"
 else echo "@@ audit.rc=unsupported"; fi
 su - bob -c lab-probe
 cp /etc/pam.d/common-session /root/lab/common-session.orig
@@ -110,8 +111,8 @@ check systemd257/userdb/bounding-set-drop-logged "$(fact userdb-off 0 err)" \
 if [ "$(fact userdb-off 0 audit.rc)" = unsupported ]; then
   skip systemd257/userdb/audit-ambient-grant "capdelegate audit --help lists no --userdb yet (the CLI's userdb audit)"
 else
-  # bob's record is found under both its names (bob.user, and UID.user linking to it, as
-  # systemd wants for lookups by uid): either names it
-  check systemd257/userdb/audit-ambient-grant "rc=$(fact userdb-off 0 audit.rc): $(fact userdb-off 0 audit)" \
-    eval '[[ "$(fact userdb-off 0 audit)" == *ambient-grant*/etc/userdb/*.user*cap_net_raw*"user record of bob"* ]] && [ "$(fact userdb-off 0 audit.rc)" = 2 ]'
+  # bob's record has two names (bob.user, and UID.user linking to it, as systemd wants for
+  # lookups by uid): one record, one finding, at bob.user (capdelegate(8), USER RECORDS)
+  check systemd257/userdb/audit-ambient-grant "rc=$(fact userdb-off 0 audit.rc), $(fact userdb-off 0 audit.ambient) finding(s): $(fact userdb-off 0 audit)" \
+    eval '[[ "$(fact userdb-off 0 audit)" == *ambient-grant*/etc/userdb/bob.user*cap_net_raw*"user record of bob"* ]] && [ "$(fact userdb-off 0 audit.rc)" = 2 ] && [ "$(fact userdb-off 0 audit.ambient)" = 1 ]'
 fi

@@ -421,6 +421,12 @@ SH
   # no editor at all (sensible-editor not in PATH either): nothing made
   RC=0; PATH=/nonexistent SUDO_EDITOR="" VISUAL="" EDITOR="" /usr/bin/env PATH=/nonexistent "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
   want_rc 2; want_text "$ERR" "no editor: set \$EDITOR"; no_leftovers
+  # PATH unset or empty: a bare name is looked for in /usr/local/bin:/usr/bin:/bin (true(1)
+  # there changes nothing), never a crash or "no editor"
+  RC=0; env -u PATH "${NSSENV[@]}" SUDO_EDITOR="" VISUAL="" EDITOR=true "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0; want_text "$ERR" "$P left untouched: unchanged"; no_leftovers
+  RC=0; env PATH= "${NSSENV[@]}" SUDO_EDITOR="" VISUAL="" EDITOR=true "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0; want_text "$ERR" "$P left untouched: unchanged"; no_leftovers
 }
 
 # Waits for a file to appear (a step of another process), at most 10 s.

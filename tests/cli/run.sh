@@ -98,6 +98,8 @@ t_help() {
     cd_run "$c" --help; want_rc 0; want_text "$OUT" "usage: capdelegate $c"
   done
   cd_run frobnicate; want_rc 2
+  # no command at all: the usage, exit 2 (capdelegate(8), EXIT STATUS)
+  cd_run; want_rc 2; want_text "$ERR" "usage: capdelegate"; [ ! -s "$OUT" ] || fail "output without a command"
   local s   # whole output first: grep -q closing the pipe early would fail the writer
   for s in "$HERE/run.sh" "$ROOT/tests/bench/audit-bench.sh" "$HERE/check-json.py" "$HERE/audit-diff.py" \
            "$HERE/import-diff.py"; do
@@ -147,6 +149,10 @@ t_decode_malformed() {
 V
   cd_run decode 0x000; want_rc 2
   cd_run decode zz; want_rc 2
+  # the message names the value it refuses (escaped), not another argument
+  want_line "$ERR" "capdelegate: decode: not an even-length hex string of at most 256 bytes: zz; nothing decoded"
+  cd_run decode $'0x\e[2J'; want_rc 2
+  want_line "$ERR" "capdelegate: decode: not an even-length hex string of at most 256 bytes: 0x\\\\x1b[2J; nothing decoded"
 }
 
 # Each .EX block after an "example: decode" comment: run its command, compare its output.
@@ -197,7 +203,8 @@ t_check_unknown_user_group() {
   need_root; local p
   p=$(printf 'alice cap_net_raw\nzed cap_net_raw\n@nogroup cap_net_raw\n@netops cap_net_raw\n' | policy)
   cd_nss check --config "$p"; want_rc 1
-  want_text "$ERR" "$p:2: user 'zed' unknown to NSS"; want_text "$ERR" "$p:3: group 'nogroup' unknown to NSS"
+  want_line "$ERR" "capdelegate: warning: $p:2: user 'zed' unknown to NSS (the line never matches)"
+  want_line "$ERR" "capdelegate: warning: $p:3: group 'nogroup' unknown to NSS (the line never matches)"
   no_text "$ERR" "$p:1:"; no_text "$ERR" "$p:4:"
   # a warning says it is one: the policy still loads, unlike an error's
   want_text "$ERR" "warning: $p:2: user 'zed'"

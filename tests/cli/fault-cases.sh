@@ -23,14 +23,15 @@ cd_fault() {
 }
 
 # sweep_alloc ARGS...: run the CLI with its 1st, 2nd, ... allocation failing until none fires
-# (with SWEEP=CD_FAULT_NTH and CD_FAULT_STRDUP=TEXT: each copy of TEXT in turn)
+# (with SWEEP=CD_FAULT_NTH and CD_FAULT_STRDUP=TEXT: each copy of TEXT in turn; with
+# CD_FAULT_ASPRINTF=FORMAT: each asprintf of FORMAT)
 # (then the output must be the unfaulted one). Each faulted run either gives exactly the
 # unfaulted output, messages and status (the allocation was not needed), or exits 2 (an error)
 # with a message on stderr that the unfaulted run did not give: never an exit 2 in silence.
 # Prints the number of allocations swept.
 sweep_alloc() {
   local n ref="$CASE_DIR/ref" ref_rc
-  CD_FAULT_STRDUP='' cd_fault "$@"; ref_rc=$RC; cp "$OUT" "$ref"; cp "$ERR" "$ref.err"
+  CD_FAULT_STRDUP='' CD_FAULT_ASPRINTF='' cd_fault "$@"; ref_rc=$RC; cp "$OUT" "$ref"; cp "$ERR" "$ref.err"
   [ "$ref_rc" -le 2 ] || { fail "unfaulted run: exit $ref_rc"; return 1; }
   for ((n = 1; n < 5000; n++)); do
     export "${SWEEP:-CD_FAULT_ALLOC}=$n"; cd_fault "$@"
@@ -83,6 +84,10 @@ t_fault_alloc_import() {
   printf 'cap_net_raw @netops\ncap_sys_admin bob\ncap_kill *\n' >"$c"
   cd_nss import-pam-cap "$c"; [ "$RC" -le 1 ] || fail "the translated file: exit $RC"
   n=$(sweep_alloc import-pam-cap "$c"); echo "import, translated: $n" >&2
+  # the line import builds to ask the core whether a subject is one (asprintf: libc's memory,
+  # outside the sweep above), failing for each word in turn
+  n=$(CD_FAULT_ASPRINTF=$'%s none\n' SWEEP=CD_FAULT_NTH sweep_alloc import-pam-cap "$c"); echo "import, probe lines: $n" >&2
+  [ "${n%% *}" -ge 3 ] || fail "import built $n probe lines for 3 subjects"
 }
 
 t_fault_alloc_marks() {

@@ -11,6 +11,9 @@
  *   CD_FAULT_STRDUP=TEXT  the Kth strdup or strndup of exactly TEXT fails with ENOMEM, K from
  *                         CD_FAULT_NTH (default 1): one chosen allocation, where counting all
  *                         of them would depend on the tree or the threads.
+ *   CD_FAULT_ASPRINTF=FORMAT  the Kth asprintf(3) with exactly FORMAT fails (-1, ENOMEM), K
+ *                         from CD_FAULT_NTH (default 1): its memory is libc's, which
+ *                         CD_FAULT_ALLOC leaves alone.
  *   CD_FAULT_STAT=PATH:ERRNO  stat(2) of PATH fails with ERRNO (a number): every time, or
  *                         only the Kth stat of PATH with CD_FAULT_STAT_NTH=K.
  *   CD_FAULT_STATAT=NAME:ERRNO  fstatat(2) of the relative NAME (an entry of a directory the
@@ -166,6 +169,23 @@ char *strdup(const char *s)
 char *strndup(const char *s, size_t max)
 {
 	return dup_n(s, strnlen(s, max), __builtin_return_address(0));
+}
+
+int asprintf(char **strp, const char *fmt, ...)
+{
+	const char *want = getenv("CD_FAULT_ASPRINTF"), *nth = getenv("CD_FAULT_NTH");
+	static atomic_long formats;
+	if (want != NULL && strcmp(fmt, want) == 0 &&
+	    atomic_fetch_add(&formats, 1) + 1 == (nth != NULL ? atol(nth) : 1)) {
+		fired();
+		errno = ENOMEM;
+		return -1;	/* *strp untouched: undefined, as asprintf(3) says */
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(strp, fmt, ap);
+	va_end(ap);
+	return n;
 }
 
 int stat(const char *path, struct stat *st)

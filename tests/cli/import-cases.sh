@@ -144,6 +144,12 @@ t_import_pam_cap_words() {
   want_text "$ERR" "$p:5: '*' and $p:2: 'carol\\x0d' both match user 'carol\\x0d': pam_cap applies line 2 only (cap_net_raw), capdelegate the '*' line (cap_net_admin)"
   want_text "$ERR" "1 of 5 known users get nothing from either"
   translation_checks
+  # capability 0 is one too: cap_chown in the user column is noted, and translated as the
+  # user pam_cap takes it for
+  p=$(printf 'cap_net_raw, cap_chown alice\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 0
+  want_line "$ERR" "capdelegate: note: $p:1: 'cap_chown' is a capability in the user column (pam_cap splits at blanks): translated as the user pam_cap takes it for"
+  want_line "$OUT" "cap_chown       cap_net_raw"
 }
 
 # A NUL byte ends what pam_cap's strtok sees of a line; an NSS outage stops the comparison (exit 2),

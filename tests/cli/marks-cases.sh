@@ -340,6 +340,14 @@ t_marks_apply_group_writable_dir() {
   [ "$(getcap "$d/f")" = "$d/f cap_net_raw=ep" ] || fail "changed below a group-writable directory"
   cd_run marks check --marks "$m"; want_rc 2
   want_text "$OUT" "$(printf 'mark\t%s\trefused\terror' "$d/f")"
+  # a directory above it of another owner (daemon, uid 1), writable by nobody else: that
+  # owner may still swap the file's directory, so it is refused too
+  local o="$CASE_DIR/owned-by-1"
+  mkdir -p "$o/sub"; chmod 0755 "$o" "$o/sub"; chown 1:0 "$o"; capfile "$o/sub/f" cap_net_raw=ep
+  m=$(printf '%s\n' "$o/sub/f cap_net_raw=i" | marks_file)
+  cd_run marks apply --marks "$m"; want_rc 2
+  want_text "$ERR" "capdelegate: error: $o/sub/f: "
+  [ "$(getcap "$o/sub/f")" = "$o/sub/f cap_net_raw=ep" ] || fail "changed below a directory owned by uid 1"
 }
 
 # fP is always empty in a mark: an fP bit the mark does not declare (cap_sys_admin beside the

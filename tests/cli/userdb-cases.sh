@@ -6,7 +6,7 @@
 USERDB_CASES=(
   userdb_ambient_grant userdb_ambient_json userdb_bounding_drop userdb_explain
   userdb_name_forms userdb_hostile_json userdb_size_and_depth userdb_file_kinds
-  userdb_odd_names userdb_search_order userdb_one_record_two_names fault_alloc_userdb
+  userdb_odd_names userdb_search_order userdb_one_record_two_names userdb_numbers fault_alloc_userdb
 )
 
 TAB=$'\t'
@@ -311,4 +311,24 @@ PY
   rm "$h/1002.user"; record "$h" 1002 '{"userName":"bob","uid":1002,"capabilityAmbientSet":["cap_sys_time"]}'
   udb_audit "$h"; want_rc 2
   [ "$(count_lines "$OUT" ambient-grant)" -eq 2 ] || fail "two files are two records"
+}
+
+# RFC 8259's numbers, as systemd's parser reads them, in keys audit does not use: each form
+# the grammar allows is read (the record then audited), each it refuses refuses the record.
+t_userdb_numbers() {
+  need_root; local d="$CASE_DIR/db" v i=0
+  for v in 0 -0 0.5 -0.25 10 1e5 1E+5 2.5e-3 -12.0e0 0e0 123456789012345678901234567890; do
+    i=$((i + 1)); rm -rf "$d"
+    record "$d" bob "{\"userName\":\"bob\",\"diskSize\":$v,\"capabilityAmbientSet\":[\"cap_net_raw\"]}"
+    udb_audit "$d"; want_rc 2
+    want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_raw${TAB}"
+    no_text "$OUT" "userdb-invalid"
+  done
+  for v in 01 -01 1. .5 1e 1e+ 1E- +1 - 0x10 1.e5; do
+    rm -rf "$d"
+    record "$d" bob "{\"userName\":\"bob\",\"diskSize\":$v,\"capabilityAmbientSet\":[\"cap_net_raw\"]}"
+    udb_audit "$d"; want_rc 2
+    want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/bob.user${TAB}"
+    no_text "$OUT" "ambient-grant"
+  done
 }

@@ -650,6 +650,10 @@ t_audit_single_file_and_threads() {
   [ "$(count_lines "$OUT" '^file')" -eq 40 ] || fail "want 40 files"
   cd_nss audit --config "$p" "$t/d7/sub/f"
   want_line "$OUT" "file\t$t/d7/sub/f\t2\tnone\tcap_net_raw\tno\t-\t-"
+  # a PATH that is a file without capabilities, then a directory: both are walked
+  cd_nss audit --config "$p" "$t/d7/plain" "$t/d8"
+  want_line "$OUT" "file\t$t/d8/sub/f\t2\tnone\tcap_net_raw\tno\t-\t-"
+  want_text "$OUT" "$(printf '# scanned\t2 directories\t3 regular files\t1 capability file\t')"
   cd_nss audit --config "$p" --threads 3 "$t"
   cmp -s "$OUT" "$CASE_DIR/one" || fail "1 and 3 threads disagree"
   # Any N >= 1 (more threads than CPUs or directories too); no other count.

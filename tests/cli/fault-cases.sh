@@ -229,6 +229,12 @@ t_fault_stat_vanished_root_file() {
   CD_FAULT_STAT="$t/tool:2" CD_FAULT_STAT_NTH=2 cd_fault audit --config "$p" --confdir "" "$t/tool"
   [ -e "$FIRED" ] || fail "no fault"; want_rc 1
   want_line "$OUT" "vanished\t$t/tool"; no_match "$OUT" "^error"
+  # the PATH itself cannot be examined (EIO) when the walk starts: an error, never a guess at
+  # what it is
+  CD_FAULT_STAT="$t/tool:5" CD_FAULT_STAT_NTH=1 cd_fault audit --config "$p" --confdir "" "$t/tool"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$OUT" "error\t$t/tool\tcannot examine\tEIO\tInput/output error"
+  no_match "$OUT" "^file"
 }
 
 # The same for a file inside a directory the walker reads (fstatat of its entry): gone after

@@ -697,4 +697,11 @@ t_check_staged_main_no_directory() {
   f=$(printf 'alice cap_net_raw\n' | staged good)
   cd_nss check --config "$CASE_DIR/none/capdelegate.conf" --confdir "" --staged "$f"; want_rc 2
   want_line "$ERR" "capdelegate: error: $CASE_DIR/none/capdelegate.conf: its directory is missing: no capabilities granted"
+  # the verdict: a system error (not "missing": a staged text is there), blaming the directory
+  want_line "$OUT" "$CASE_DIR/none: system error: the module grants nothing"
+  # a directory anyone may write: unsafe, as the installed file's would be
+  mkdir -p "$CASE_DIR/open"; chmod 0777 "$CASE_DIR/open"
+  cd_nss check --config "$CASE_DIR/open/capdelegate.conf" --confdir "" --staged "$f"; want_rc 2
+  want_line "$OUT" "$CASE_DIR/open: unsafe: the module grants nothing"
+  want_text "$ERR" "capdelegate: error: $CASE_DIR/open/capdelegate.conf: unsafe policy directory (writable by group or others"
 }

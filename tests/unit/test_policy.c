@@ -627,6 +627,43 @@ static enum cd_status load_with(struct cd_policy *pol, const char *text, const c
 	return st;
 }
 
+/* pam_capdelegate(8): the first CD_MAX_REPORTED_ERRORS errors of the whole policy are logged;
+ * each file's "N more errors not shown" counts its own hidden ones, wherever the limit fell. */
+static char *bad_lines(int n)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "user%d cap_bogus%d\n", i, i);
+	fclose(f);
+	return text;
+}
+
+static void test_hidden_errors_counted_per_file(void **state)
+{
+	(void)state;
+	char *dir = dropin_dir("errs.d");
+	write_in(dir, "10-two.conf", "carol cap_bogus\ndave cap_bogus\n", 0644);
+	struct cd_policy pol;
+	char *text = bad_lines(12);	/* past the limit: every drop-in error is hidden */
+	assert_int_equal(load_with(&pol, text, dir, 0), CD_POLICY_SYNTAX);
+	assert_non_null(strstr(logged(), "/main.conf: 2 more errors not shown"));
+	assert_non_null(strstr(logged(), "/errs.d/10-two.conf: 2 more errors not shown"));
+	assert_non_null(strstr(logged(), "/errs.d/10-two.conf: policy rejected (2 errors)"));
+	cd_policy_free(&pol);
+	free(text);
+	text = bad_lines(9);	/* the limit falls inside the drop-in: one shown, one hidden */
+	assert_int_equal(load_with(&pol, text, dir, 0), CD_POLICY_SYNTAX);
+	assert_null(strstr(logged(), "/main.conf: 1 more error"));
+	assert_non_null(strstr(logged(), "/errs.d/10-two.conf:1: unknown capability"));
+	assert_null(strstr(logged(), "/errs.d/10-two.conf:2: unknown capability"));
+	assert_non_null(strstr(logged(), "/errs.d/10-two.conf: 1 more error not shown"));
+	cd_policy_free(&pol);
+	free(text);
+	free(dir);
+}
+
 static void test_dropins(void **state)
 {
 	(void)state;
@@ -1227,6 +1264,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unsafe_symlink_fifo_and_size, setup),
 		cmocka_unit_test_setup(test_unsafe_directories_and_pseudo_fs, setup),
 		cmocka_unit_test_setup(test_dropins, setup),
+		cmocka_unit_test_setup(test_hidden_errors_counted_per_file, setup),
 		cmocka_unit_test_setup(test_missing_file, setup),
 		cmocka_unit_test_setup(test_resolve_demo, setup),
 		cmocka_unit_test_setup(test_resolve_unions_and_default, setup),

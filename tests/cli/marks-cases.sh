@@ -189,6 +189,7 @@ t_marks_file_hostile_lines() {
 /m/x cap_net_raw=i2|flags are e and i after '=', '+' or '-': 'cap_net_raw=i2'
 /m/x cap_net_raw2=i|unknown capability: 'cap_net_raw2'
 /m/x cap_net_raw,cap_bogus=i|unknown capability: 'cap_bogus'
+/m/x x=i|unknown capability: 'x'
 /m/x cap_net_raw=e|no fI bit left: a mark gives fI
 /m/x cap_net_raw=ei-i|no fI bit left
 /m/x cap_net_raw,cap_net_admin=i-i|no fI bit left

@@ -190,6 +190,14 @@ t_valgrind_import_check() {
   # a last line that is a name alone, no newline: the name's scan stops at that NUL
   p=$(printf 'alice cap_kill\n@netops' | policy bare)
   vg_run check --config "$p" --confdir ""; want_rc 2; want_text "$ERR" "$p:2: missing capabilities field"
+  # marks check with a file named three times (a hard link, a directory link): the alias
+  # search's tables, one entry per mark
+  local r="$CASE_DIR/r" m
+  capfile "$r/usr/bin/ping" cap_net_raw=ep; ln "$r/usr/bin/ping" "$r/usr/bin/ping2"; ln -s usr/bin "$r/bin"
+  m=$(printf '%s\n' "$r/usr/bin/ping cap_net_raw=i" "$r/usr/bin/ping2 cap_net_raw=i" "$r/bin/ping cap_net_raw=i" | policy marks)
+  vg_run marks check --marks "$m"; want_rc 2
+  want_text "$ERR" "$m:2: same file as $m:1 ('$r/usr/bin/ping'), a hard link to it"
+  want_text "$ERR" "$m:3: same file as $m:1 ('$r/usr/bin/ping'), its directory reached by another path"
 }
 
 vg_run() {

@@ -58,6 +58,7 @@ static const char *append_suffix;	/* reached its end, append_times times (-1: al
 static int append_times;
 static unsigned long fake_fs_type;	/* nonzero: fstatfs of a file named *fake_fs_suffix says it */
 static const char *fake_fs_suffix;
+static int fake_fs_errno;	/* nonzero: fstatfs of that file fails with it instead */
 static const char *grow_text;		/* appended to a file named *grow_suffix before a read of it */
 static const char *grow_suffix;		/* gets anything, once (the file grew since its fstat) */
 static const char *readlink_longer;	/* readlinkat of this name answers as a longer link would */
@@ -160,6 +161,10 @@ int fstatfs(int fd, struct statfs *buf)
 	static int (*real)(int, struct statfs *);
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "fstatfs");
+	if (fake_fs_errno && fd_named(fd, fake_fs_suffix)) {
+		errno = fake_fs_errno;
+		return -1;
+	}
 	int rc = real(fd, buf);
 	if (rc == 0 && fake_fs_type && fd_named(fd, fake_fs_suffix))
 		buf->f_type = (typeof(buf->f_type))fake_fs_type;
@@ -359,11 +364,24 @@ static const struct { unsigned long magic; const char *name; } pseudo[] = {
 	{ 0x62656570, "configfs" }, { FUSE_SUPER_MAGIC, "fuse" },
 };
 
+/* Descriptors this process holds (a login reads the policy many times: none may leak). */
+static int open_descriptors(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	assert_non_null(d);
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
 static void test_every_pseudo_fs_by_type(void **state)
 {
 	(void)state;
 	char *p = in_tmp("on-pseudo.conf");
 	put(p, "alice cap_net_raw\n");
+	int fds = open_descriptors();
 	for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++) {
 		struct cd_policy pol;
 		setup(NULL);
@@ -377,7 +395,20 @@ static void test_every_pseudo_fs_by_type(void **state)
 		expect_logged(want);
 		free(want);
 		cd_policy_free(&pol);
+		assert_int_equal(open_descriptors(), fds);	/* the refused file was closed */
 	}
+	/* fstatfs failing (EIO): which filesystem is unknown, so nothing is granted, said */
+	struct cd_policy failed;
+	setup(NULL);
+	fake_fs_type = 0;
+	fake_fs_errno = EIO;
+	fake_fs_suffix = "/on-pseudo.conf";
+	if (load(&failed, p, NULL) != CD_POLICY_SYSERR || failed.nrules != 0)
+		fail_msg("fstatfs failing: not a system error\n%s", logged());
+	expect_logged(strerror(EIO));
+	cd_policy_free(&failed);
+	fake_fs_errno = 0;
+	assert_int_equal(open_descriptors(), fds);
 	/* Disk and memory filesystems are not pseudo: the same file is read there. */
 	static const unsigned long disks[] = { EXT4_SUPER_MAGIC, TMPFS_MAGIC, XFS_SUPER_MAGIC,
 					       BTRFS_SUPER_MAGIC };

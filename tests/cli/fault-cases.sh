@@ -134,6 +134,11 @@ t_fault_import_huge_group() {
   printf 'cap_sys_time xnetops\n' >"$c"    # pam_cap also matches group netops by it
   CD_FAULT_HUGE_GROUP=netops:2000:bob:15000000 cd_fault import-pam-cap "$c"; want_rc 2
   want_text "$ERR" "capdelegate: error: cannot look up group netops: $(python3 -c 'import os; print(os.strerror(34))')"
+  # the module's own lookup (explain runs it): the same limit, so bob's group line grants
+  # nothing, said, however his membership would have read
+  local p; p=$(printf '@netops cap_net_raw\n' | policy huge)
+  CD_FAULT_HUGE_GROUP=netops:2000:bob:15000000 cd_fault explain bob --config "$p" --confdir ""; want_rc 2
+  want_line "$ERR" "capdelegate: explain: bob: cannot look up gid 2000: $(python3 -c 'import os; print(os.strerror(34))'): login grants nothing"
 }
 
 # capdelegate(8), audit: each thread holds at most 8 descriptors past its first, "fewer, and

@@ -550,7 +550,6 @@ static int read_open_record(struct cli_userdb *db, struct cli_userdb_record *rec
 		return set_error(db, rec, "cannot examine", strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return set_error(db, rec, "not a regular file", file_type(st.st_mode));
-	rec->have_file = 1;
 	rec->dev = st.st_dev;
 	rec->ino = st.st_ino;
 	int rc = cli_read_bounded(fd, CLI_USERDB_MAX_BYTES, &t);
@@ -686,8 +685,7 @@ static int named_for_user(const struct cli_userdb_record *r)
 
 static int one_file(const struct cli_userdb_record *a, const struct cli_userdb_record *b)
 {
-	return a->error == NULL && b->error == NULL && a->have_file && b->have_file &&
-	       a->dev == b->dev && a->ino == b->ino;
+	return a->error == NULL && b->error == NULL && a->dev == b->dev && a->ino == b->ino;
 }
 
 /* The record that holds the file @db->records[@i] was read from: of the names of that file,
@@ -711,8 +709,8 @@ static size_t holder(const struct cli_userdb *db, size_t i)
 static void mark_other_names(struct cli_userdb *db)
 {
 	for (size_t i = 0; i < db->nrecords; i++) {
-		if (db->records[i].error != NULL || !db->records[i].have_file)
-			continue;
+		if (db->records[i].error != NULL)
+			continue;	/* not read: no file to share */
 		size_t h = holder(db, i);
 		if (h != i)
 			db->records[i].same_as = db->records[h].path;

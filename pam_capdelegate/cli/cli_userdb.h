@@ -56,8 +56,7 @@ struct cli_userdb_record {
 	const char *hidden_by;	/* path of the same name in an earlier directory, or NULL */
 	const char *same_as;	/* the record this file is another name of (UID.user linked to
 				 * NAME.user, as systemd writes them), or NULL */
-	int have_file;		/* dev and ino below: the file read */
-	dev_t dev;
+	dev_t dev;		/* the file read (set whenever error is NULL) */
 	ino_t ino;
 	struct cli_userdb_fields f;
 };

@@ -190,6 +190,8 @@ t_marks_file_hostile_lines() {
 /m/x cap_net_raw2=i|unknown capability: 'cap_net_raw2'
 /m/x cap_net_raw,cap_bogus=i|unknown capability: 'cap_bogus'
 /m/x x=i|unknown capability: 'x'
+/m/x\x7f cap_net_raw=i|control character in line
+/m/x~ cap_net_raw=i~|flags are e and i
 /m/x cap_net_raw=e|no fI bit left: a mark gives fI
 /m/x cap_net_raw=ei-i|no fI bit left
 /m/x cap_net_raw,cap_net_admin=i-i|no fI bit left
@@ -199,6 +201,8 @@ t_marks_file_hostile_lines() {
 m/x cap_net_raw=i|path is not absolute: 'm/x'
 /m/../x cap_net_raw=i|'.' or '..' in path
 /m/./x cap_net_raw=i|'.' or '..' in path
+/m/x/.. cap_net_raw=i|'.' or '..' in path
+/m/. cap_net_raw=i|'.' or '..' in path
 /m//x cap_net_raw=i|empty path component
 /m/ cap_net_raw=i|path names a directory
 /m/x cap_net_raw=i setuid|unknown option: 'setuid'

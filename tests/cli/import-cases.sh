@@ -150,6 +150,12 @@ t_import_pam_cap_words() {
   cd_nss import-pam-cap "$p"; want_rc 0
   want_line "$ERR" "capdelegate: note: $p:1: 'cap_chown' is a capability in the user column (pam_cap splits at blanks): translated as the user pam_cap takes it for"
   want_line "$OUT" "cap_chown       cap_net_raw"
+  # a line with no user column: pam_cap never matches it; kept as a comment, said
+  p=$(printf 'cap_net_raw\ncap_kill alice\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 0
+  want_line "$ERR" "capdelegate: note: $p:1: no user column: pam_cap never matches this line; left as a comment"
+  want_line "$OUT" "# pam_cap: cap_net_raw"
+  want_line "$OUT" "alice           cap_kill"
 }
 
 # A NUL byte ends what pam_cap's strtok sees of a line; an NSS outage stops the comparison (exit 2),

@@ -1108,8 +1108,11 @@ CASES=(
   "${FAULT_CASES[@]}"
 )
 
+# case_seconds START: seconds since START (an $EPOCHREALTIME), to a tenth.
+case_seconds() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
 run_case() {
-  local name=$1 rc=0
+  local name=$1 rc=0 t0=$EPOCHREALTIME
   CASE_DIR="$WORK/$name"
   mkdir -p "$CASE_DIR"
   OUT="$CASE_DIR/out" ERR="$CASE_DIR/err"
@@ -1120,6 +1123,8 @@ run_case() {
   ( set -e; cd "$CASE_DIR"; "t_$name" ) >&2
   rc=$?
   set -e
+  # Each case's time in the log, so that a slow case is found without a profiler.
+  echo "cli: $name: status $rc, $(case_seconds "$t0") s" >&2
   if [ "$rc" -eq 0 ]; then
     printf 'PASS\tcli: %s\n' "$name"
   elif [ "$rc" -eq 77 ]; then

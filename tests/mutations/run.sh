@@ -6,7 +6,7 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-usage: tests/mutations/run.sh [--tsv] [--list] [--save-hints] [MUTANT...]
+usage: tests/mutations/run.sh [--tsv] [--reuse DIR] [--list] [--save-hints] [MUTANT...]
        tests/mutations/run.sh --generated [--seed S] [--sample N] [--tsv] [ID...]
 
 Apply each tests/mutations/*.mut (or the named ones) to a scratch copy of the tree in
@@ -18,6 +18,11 @@ Prints a table (mutant, the test that killed it or SURVIVED) and a last line
 "mutation: K killed, S survived of N".
   --tsv    also print one line per mutant on stdout, PASS (killed) or FAIL (survived, or the
            mutant no longer applies or builds) <TAB> name; the table then goes to stderr
+  --reuse DIR  keep each hand-made mutant's kill in DIR under a hash of what the kill depends
+           on (the mutant, the sources and test files its check reads, this runner, the
+           machine's packages and kernel); a mutant whose hash is unchanged keeps its kill
+           without being built or run. A survivor is never kept. ./lab test passes its cache;
+           ./lab mutate does not, and runs every mutant.
   --list   print the mutant names and exit
   --generated  mutants made by tests/mutations/generate.py from the C sources instead (see its
            --help), N of them (default 150) chosen by seed S (default 1). Each runs only the
@@ -56,7 +61,12 @@ UNKNOWN_TAP_TIMEOUT=90 UNKNOWN_CLI_TIMEOUT=600
 # unshare --fork blocks SIGTERM while it waits for its child, so each timeout around it also
 # sends SIGKILL 5 s later (-k 5): unshare then dies, and --kill-child ends the namespace.
 ISOLATE=(unshare --pid --fork --mount-proc --kill-child)
-GENERATED=0 COVMAP=
+GENERATED=0 COVMAP= REUSE=
+# Each mutant compiles its file twice (mutated, then put back for the next): through ccache
+# (./lab deps installs it; its cache in the lab's), the second is a hit, as are mutants met before.
+if [ -d /usr/lib/ccache ]; then
+  export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=${CCACHE_DIR:-${LAB_CACHE:-$ROOT/.cache}/ccache} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+fi
 T0=$(date +%s)
 
 log() { printf '[mutate %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
@@ -293,18 +303,18 @@ run_jobs() {
 }
 
 # The baseline of the hand-made mutants is taken lazily: before they start only for the checks
-# that killed them last (hinted_baseline), since the whole baseline (every unit and stack
-# program and each CLI case once) costs more than the mutants themselves. A mutant that gets
-# past its hint meets checks with no baseline, where any failure kills it (check_one gives them
-# the long timeouts). lazy_baseline then confirms those kills: the baseline of each check that
-# killed that way, on the unmutated tree; a mutant whose killer fails or comes near the timeout
-# unmutated too runs again. So do the survivors when some check had no baseline (a program
-# passing fewer cases than its baseline also kills). Each round leaves fewer checks without a
-# baseline, so the rounds end.
+# that killed them last (hinted_baseline INDEX...: of the mutants muts[INDEX] about to run),
+# since the whole baseline (every unit and stack program and each CLI case once) costs more than
+# the mutants themselves. A mutant that gets past its hint meets checks with no baseline, where
+# any failure kills it (check_one gives them the long timeouts). lazy_baseline then confirms
+# those kills: the baseline of each check that killed that way, on the unmutated tree; a mutant
+# whose killer fails or comes near the timeout unmutated too runs again. So do the survivors
+# when some check had no baseline (a program passing fewer cases than its baseline also kills).
+# Each round leaves fewer checks without a baseline, so the rounds end.
 hinted_baseline() {
-  local m k c hinted=()
+  local i k c hinted=()
   local -A want=()
-  for m in "${muts[@]}"; do k=$(last_killer "$(basename "$m" .mut)"); [ -z "$k" ] || want[$k]=1; done
+  for i in "$@"; do k=$(last_killer "$(basename "${muts[$i]}" .mut)"); [ -z "$k" ] || want[$k]=1; done
   for c in "${CHECKS[@]}"; do [ -z "${want[$(cut -f2 <<<"$c")]:-}" ] || hinted+=("$c"); done
   log "baseline: the ${#hinted[@]} checks that killed these mutants last (of ${#CHECKS[@]}), $JOBS at a time"
   [ "${#hinted[@]}" -eq 0 ] || baseline "" "${hinted[@]}"
@@ -430,6 +440,69 @@ report_generated() {
     awk -v k="$k" -v s="$s" 'BEGIN { printf "%.1f%%", (k + s) ? 100 * k / (k + s) : 0 }'))"
 }
 
+# ---- kills kept between runs (--reuse DIR) ------------------------------------------------
+
+# A kill depends on the mutant, on every file the killing check builds or reads, on this runner,
+# and on the machine (the packages it links and runs, the kernel it runs on). reuse_inputs KIND
+# hashes the files of the scratch tree (as synced: what the checks saw) that a check of KIND
+# reads: a unit or stack program ("tap") never contains the CLI's own files (try_check skips
+# them for the same reason); a CLI case builds and runs all of the product.
+reuse_inputs() {
+  local paths=(configure.ac Makefile.am tests/tests.am tests/mutations/run.sh tests/mutations/apply.py)
+  case "$1" in
+    tap) paths+=(pam_capdelegate/core pam_capdelegate/module pam_capdelegate/man tests/unit tests/stack) ;;
+    cli) paths+=(pam_capdelegate config tests/cli tests/stack tests/bench) ;;
+  esac
+  { (cd "$ROOT" && git ls-files -co --exclude-standard -- "${paths[@]}") | grep -v '^crash-' | LC_ALL=C sort |
+      while read -r f; do [ -f "$SRC/$f" ] && printf '%s\0' "$f"; done | (cd "$SRC" && xargs -0 -r sha256sum)
+    dpkg-query -W -f '${Package} ${Version} ${Architecture}\n' 2>/dev/null; uname -r; } | sha256sum | cut -c1-32
+}
+
+# reuse_key MUTANT KIND CHECK: the hash a kill of MUTANT (its .mut file) by CHECK of KIND is kept under.
+declare -A REUSE_INPUTS=()
+reuse_key() {
+  [ -n "${REUSE_INPUTS[$2]:-}" ] || REUSE_INPUTS[$2]=$(reuse_inputs "$2")
+  printf '%s\n' "${REUSE_INPUTS[$2]}" "$3" "$(sha256sum <"$1")" | sha256sum | cut -c1-32
+}
+
+# reused_kills: for each mutant whose kept kill still has its hash, a verdict line now; prints
+# the indices of the others (the mutants to run).
+reused_kills() {
+  local i name kind cname key by
+  for i in "${!muts[@]}"; do
+    name=$(basename "${muts[$i]}" .mut)
+    IFS=$'\t' read -r kind cname key by < <(awk -F'\t' -v n="$name" '$1 == n { print $2 "\t" $3 "\t" $4 "\t" $5 }' \
+      "$REUSE/kills.tsv" 2>/dev/null) || true
+    if [ -n "${key:-}" ] && [ "$(reuse_key "${muts[$i]}" "$kind" "$cname")" = "$key" ]; then
+      printf 'killed\t%s\t%s (kept: nothing it depends on changed)\t%s\n' "$name" "$by" "$i" >>"$MUT/verdicts"
+    else
+      echo "$i"
+    fi
+    key=
+  done
+}
+
+# keep_kills: each mutant this run killed, with its killer and hash, into $REUSE/kills.tsv
+# (NAME<TAB>KIND<TAB>CHECK<TAB>KEY<TAB>the failure that killed it); a survivor's kept kill is
+# dropped.
+keep_kills() {
+  local v name by i kind cname
+  mkdir -p "$REUSE"
+  { flock 8
+    touch "$REUSE/kills.tsv"
+    grep '^survived' "$MUT/verdicts" | cut -f2 >"$REUSE/lost" || true
+    while IFS=$'\t' read -r v name by i; do
+      [ "$v" = killed ] && [[ "$by" != *"(kept: "* ]] || continue
+      IFS=$'\t' read -r kind cname < <(awk -F'\t' -v n="$name" '$1 == n { print $2 "\t" $3; exit }' "$MUT/killers.new")
+      printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$kind" "$cname" "$(reuse_key "${muts[$i]}" "$kind" "$cname")" "$by"
+    done <"$MUT/verdicts" >"$REUSE/kills.new"
+    awk -F'\t' 'FILENAME == ARGV[1] { drop[$1] = 1; next }
+                 FILENAME == ARGV[2] { drop[$1] = 1; print; next }
+                 !($1 in drop)' "$REUSE/lost" "$REUSE/kills.new" "$REUSE/kills.tsv" >"$REUSE/kills.tmp"
+    mv "$REUSE/kills.tmp" "$REUSE/kills.tsv"; rm -f "$REUSE/kills.new" "$REUSE/lost"
+  } 8>"$REUSE/kills.lock"
+}
+
 main() {
   local tsv=0 names=() m seed=1 sample=150
   while [ $# -gt 0 ]; do
@@ -441,6 +514,7 @@ main() {
       --sample) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "--sample needs a number"; sample=$2; shift ;;
       --list) for m in "$HERE"/*.mut; do basename "$m" .mut; done; exit 0 ;;
       --save-hints) save_hints; exit 0 ;;
+      --reuse) [ $# -ge 2 ] || die "--reuse needs a directory"; REUSE=$2; shift ;;
       -*) usage >&2; exit 2 ;;
       *) names+=("$1") ;;
     esac
@@ -461,9 +535,19 @@ main() {
   : >"$MUT/baseline.tsv"
   log "scratch tree $SRC, build $BLD"
   sync_tree
-  build || die "the unmutated tree does not build (see $MUT/make.log)"
+  rm -f "$MUT/killers.new" "$MUT/unconfirmed" "$MUT"/*.make.log; : >"$MUT/verdicts"
+  local todo=() run=()
+  if [ -n "$REUSE" ] && [ "$GENERATED" -eq 0 ]; then
+    mapfile -t run < <(reused_kills)
+    log "$(( ${#muts[@]} - ${#run[@]} )) kills kept (nothing they depend on changed; $REUSE/kills.tsv), ${#run[@]} mutants to run"
+  else
+    run=("${!muts[@]}")
+  fi
   [ "$JOBS" -ge 1 ] 2>/dev/null || die "MUTATE_JOBS=$JOBS: expected a number, 1 or more"
-  list_checks
+  if [ "${#run[@]}" -gt 0 ] || [ "$GENERATED" -eq 1 ]; then
+    build || die "the unmutated tree does not build (see $MUT/make.log)"
+    list_checks
+  fi
   if [ "$GENERATED" -eq 1 ]; then
     coverage_map
     local ids=(); for m in "${names[@]}"; do ids+=(--id "$m"); done
@@ -479,12 +563,14 @@ main() {
       printf '%s\t%s\n' "${BASE_TIME[$(cut -f2 <<<"$c")]:-0}" "$c"; done | sort -s -n -k1,1 | cut -f2-)
   fi
   [ "${#muts[@]}" -gt 0 ] || die "no mutants"
-  [ "$JOBS" -le "${#muts[@]}" ] || JOBS=${#muts[@]}
-  [ "$GENERATED" -eq 1 ] || hinted_baseline
-  rm -f "$MUT/killers.new" "$MUT/unconfirmed" "$MUT"/*.make.log; : >"$MUT/verdicts"
-  local todo=()
-  run_jobs "${!muts[@]}"
-  [ "$GENERATED" -eq 1 ] || lazy_baseline
+  [ "$GENERATED" -eq 0 ] || run=("${!muts[@]}")
+  if [ "${#run[@]}" -gt 0 ]; then
+    [ "$JOBS" -le "${#run[@]}" ] || JOBS=${#run[@]}
+    [ "$GENERATED" -eq 1 ] || hinted_baseline "${run[@]}"
+    run_jobs "${run[@]}"
+    [ "$GENERATED" -eq 1 ] || lazy_baseline
+    [ -z "$REUSE" ] || [ "$GENERATED" -eq 1 ] || keep_kills
+  fi
   # one line per mutant on fd 3 (--tsv), once its verdict is final
   local v name by i
   while IFS=$'\t' read -r v name by i; do

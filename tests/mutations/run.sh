@@ -593,4 +593,5 @@ main() {
   echo "mutation: $killed killed, $((n - killed)) survived of $n"
 }
 
-main "$@"
+# sourced (tests/mutations/test_reuse.sh tests the functions): define them, run nothing
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi

@@ -73,15 +73,20 @@ log() { printf '[mutate %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
 die() { printf 'mutate: %s\n' "$*" >&2; exit 2; }
 
 # The scratch tree: the checkout's tracked and not-ignored files, copied only when they differ
-# so that make sees no change where there is none.
+# so that make sees no change where there is none. One sha256sum over each side, not a cmp per
+# file: 400 forks took 36 s of CPU (166 s at nice 10 beside the guests) for nothing to copy.
 sync_tree() {
   mkdir -p "$SRC" "$BLD"
   local f
   git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || die "$ROOT is not a git checkout: no file list"
-  (cd "$ROOT" && git ls-files -co --exclude-standard) | grep -v '^crash-' | while read -r f; do
+  (cd "$ROOT" && git ls-files -z -co --exclude-standard) | { grep -zv '^crash-' || true; } >"$W/files"
+  # a file missing on one side prints no line there (sha256sum's complaint is dropped), so it differs
+  (cd "$ROOT" && xargs -0 -r sha256sum -- <"$W/files" 2>/dev/null || true) | LC_ALL=C sort >"$W/sums.checkout"
+  (cd "$SRC" && xargs -0 -r sha256sum -- <"$W/files" 2>/dev/null || true) | LC_ALL=C sort >"$W/sums.scratch"
+  LC_ALL=C comm -23 "$W/sums.checkout" "$W/sums.scratch" | cut -c67- | while IFS= read -r f; do
     [ -f "$ROOT/$f" ] || continue
     # not cp -p: a fresh mtime makes make rebuild what a stopped run left mutated
-    if ! cmp -s "$ROOT/$f" "$SRC/$f"; then mkdir -p "$SRC/$(dirname "$f")"; cp "$ROOT/$f" "$SRC/$f"; fi
+    mkdir -p "$SRC/$(dirname "$f")"; cp "$ROOT/$f" "$SRC/$f"
   done
   [ -x "$SRC/configure" ] || (cd "$SRC" && autoreconf -fi >"$W/autoreconf.log" 2>&1) \
     || die "autoreconf failed (see $W/autoreconf.log)"

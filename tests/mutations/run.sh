@@ -463,27 +463,59 @@ reuse_inputs() {
     dpkg-query -W -f '${Package} ${Version} ${Architecture}\n' 2>/dev/null; uname -r; } | sha256sum | cut -c1-32
 }
 
-# reuse_key MUTANT KIND CHECK: the hash a kill of MUTANT (its .mut file) by CHECK of KIND is kept under.
+# reuse_key MUTANT KIND CHECK: the hash a kill of MUTANT (its .mut file) by CHECK of KIND is
+# kept under: sha256 of three lines, the inputs' hash, CHECK, and sha256sum's line for MUTANT's
+# text read from stdin ("HEX  -"). reused_kills computes the same for every mutant at once.
 declare -A REUSE_INPUTS=()
 reuse_key() {
   [ -n "${REUSE_INPUTS[$2]:-}" ] || REUSE_INPUTS[$2]=$(reuse_inputs "$2")
   printf '%s\n' "${REUSE_INPUTS[$2]}" "$3" "$(sha256sum <"$1")" | sha256sum | cut -c1-32
 }
 
+# batch_keys: reads "INDEX<TAB>KIND<TAB>CHECK" lines, prints "INDEX<TAB>KEY": reuse_key of
+# muts[INDEX] for each, with a handful of processes for them all, not a few each (beside the
+# guests at nice 10 a fork costs about 0.1 s: 140 mutants one by one took 160 s).
+batch_keys() {
+  local i kind cname hex f d
+  local -A mut_hex=()
+  d=$(mktemp -d "$MUT/keys.XXXXXX")
+  while read -r hex f; do mut_hex[$f]=$hex; done < <(sha256sum -- "${muts[@]}")
+  while IFS=$'\t' read -r i kind cname; do
+    [ -n "${REUSE_INPUTS[$kind]:-}" ] || REUSE_INPUTS[$kind]=$(reuse_inputs "$kind")
+    printf '%s\n' "${REUSE_INPUTS[$kind]}" "$cname" "${mut_hex[${muts[$i]}]}  -" >"$d/$i"
+  done
+  if compgen -G "$d/*" >/dev/null; then
+    (cd "$d" && sha256sum -- *) | while read -r hex f; do printf '%s\t%s\n' "$f" "${hex:0:32}"; done
+  fi
+  rm -rf "$d"
+}
+
+# mutant_names: NAMES[INDEX], muts[INDEX]'s name (its file's, without .mut); no process each
+mutant_names() { local i n; NAMES=(); for i in "${!muts[@]}"; do n=${muts[$i]##*/}; NAMES[$i]=${n%.mut}; done; }
+
 # reused_kills: for each mutant whose kept kill still has its hash, a verdict line now; prints
 # the indices of the others (the mutants to run).
 reused_kills() {
   local i name kind cname key by
+  local -A k_kind=() k_check=() k_key=() k_by=() now=()
+  mutant_names
+  if [ -f "$REUSE/kills.tsv" ]; then
+    while IFS=$'\t' read -r name kind cname key by; do
+      k_kind[$name]=$kind k_check[$name]=$cname k_key[$name]=$key k_by[$name]=$by
+    done <"$REUSE/kills.tsv"
+  fi
+  while IFS=$'\t' read -r i key; do now[$i]=$key; done < <(
+    for i in "${!muts[@]}"; do
+      name=${NAMES[$i]}
+      [ -z "${k_key[$name]:-}" ] || printf '%s\t%s\t%s\n' "$i" "${k_kind[$name]}" "${k_check[$name]}"
+    done | batch_keys)
   for i in "${!muts[@]}"; do
-    name=$(basename "${muts[$i]}" .mut)
-    IFS=$'\t' read -r kind cname key by < <(awk -F'\t' -v n="$name" '$1 == n { print $2 "\t" $3 "\t" $4 "\t" $5 }' \
-      "$REUSE/kills.tsv" 2>/dev/null) || true
-    if [ -n "${key:-}" ] && [ "$(reuse_key "${muts[$i]}" "$kind" "$cname")" = "$key" ]; then
-      printf 'killed\t%s\t%s (kept: nothing it depends on changed)\t%s\n' "$name" "$by" "$i" >>"$MUT/verdicts"
+    name=${NAMES[$i]}
+    if [ -n "${now[$i]:-}" ] && [ "${now[$i]}" = "${k_key[$name]}" ]; then
+      printf 'killed\t%s\t%s (kept: nothing it depends on changed)\t%s\n' "$name" "${k_by[$name]}" "$i" >>"$MUT/verdicts"
     else
       echo "$i"
     fi
-    key=
   done
 }
 
@@ -491,16 +523,27 @@ reused_kills() {
 # (NAME<TAB>KIND<TAB>CHECK<TAB>KEY<TAB>the failure that killed it); a survivor's kept kill is
 # dropped.
 keep_kills() {
-  local v name by i kind cname
-  mkdir -p "$REUSE"
+  local v name by i kind cname cmd key
+  local -A killer_kind=() killer_check=() key_of=() new=()
+  mkdir -p "$REUSE"; mutant_names
+  [ ! -f "$MUT/killers.new" ] || while IFS=$'\t' read -r name kind cname cmd; do
+    killer_kind[$name]=$kind killer_check[$name]=$cname
+  done <"$MUT/killers.new"
+  while IFS=$'\t' read -r v name by i; do
+    [ "$v" = killed ] && [[ "$by" != *"(kept: "* ]] && [ -n "${killer_kind[$name]:-}" ] || continue
+    new[$i]=$by
+  done <"$MUT/verdicts"
+  while IFS=$'\t' read -r i key; do key_of[$i]=$key; done < <(
+    for i in "${!new[@]}"; do
+      name=${NAMES[$i]}; printf '%s\t%s\t%s\n' "$i" "${killer_kind[$name]}" "${killer_check[$name]}"
+    done | batch_keys)
   { flock 8
     touch "$REUSE/kills.tsv"
-    grep '^survived' "$MUT/verdicts" | cut -f2 >"$REUSE/lost" || true
-    while IFS=$'\t' read -r v name by i; do
-      [ "$v" = killed ] && [[ "$by" != *"(kept: "* ]] || continue
-      IFS=$'\t' read -r kind cname < <(awk -F'\t' -v n="$name" '$1 == n { print $2 "\t" $3; exit }' "$MUT/killers.new")
-      printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$kind" "$cname" "$(reuse_key "${muts[$i]}" "$kind" "$cname")" "$by"
-    done <"$MUT/verdicts" >"$REUSE/kills.new"
+    { grep '^survived' "$MUT/verdicts" || true; } | cut -f2 >"$REUSE/lost"
+    for i in "${!new[@]}"; do
+      name=${NAMES[$i]}
+      printf '%s\t%s\t%s\t%s\t%s\n' "$name" "${killer_kind[$name]}" "${killer_check[$name]}" "${key_of[$i]}" "${new[$i]}"
+    done >"$REUSE/kills.new"
     awk -F'\t' 'FILENAME == ARGV[1] { drop[$1] = 1; next }
                  FILENAME == ARGV[2] { drop[$1] = 1; print; next }
                  !($1 in drop)' "$REUSE/lost" "$REUSE/kills.new" "$REUSE/kills.tsv" >"$REUSE/kills.tmp"

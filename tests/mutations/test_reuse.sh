@@ -70,5 +70,18 @@ printf 'b, edited\n' >"$t/m2.mut"; : >"$MUT/verdicts"
 ok "an edited mutant runs again" [ "$(reused_kills)" = 1 ] && [ "$(cut -f2 "$MUT/verdicts")" = m1 ]
 put pam_capdelegate/core/cd_policy.c "edited"; REUSE_INPUTS=(); : >"$MUT/verdicts"
 ok "after a core edit both run again" [ "$(reused_kills | paste -sd' ')" = "0 1" ] && [ ! -s "$MUT/verdicts" ]
+
+# keep_kills: this run's kills are kept under the keys reused_kills checks; a survivor's kept kill
+# is dropped; a kill kept from before (not run this time) stays
+printf 'c\n' >"$t/m3.mut"; muts=("$t/m1.mut" "$t/m2.mut" "$t/m3.mut"); rm -f "$REUSE/kills.tsv"
+printf 'm3\ttap\tstack\told-key\tstack: test_z\nm9\tcli\tsome_case\tk9\tcli: some_case\n' >"$REUSE/kills.tsv"
+printf 'killed\tm1\tmodule: test_x\t0\nsurvived\tm3\tSURVIVED\t2\nkilled\tm2\tcli: case_y\t1\n' >"$MUT/verdicts"
+printf 'm1\ttap\tmodule\t/b/test_module\nm2\tcli\tcase_y\tcase_y\n' >"$MUT/killers.new"
+keep_kills
+ok "keep_kills keeps this run's two kills and the other mutant's, drops the survivor's" \
+  [ "$(cut -f1 "$REUSE/kills.tsv" | sort | paste -sd' ')" = "m1 m2 m9" ]
+ok "each with its killing check and failure" grep -qx "m2	cli	case_y	[0-9a-f]*	cli: case_y" "$REUSE/kills.tsv"
+muts=("$t/m1.mut" "$t/m2.mut"); : >"$MUT/verdicts"
+ok "the next run keeps both kills" [ -z "$(reused_kills)" ] && [ "$(grep -c 'kept: ' "$MUT/verdicts")" = 2 ]
 echo "1..$n"
 exit "$failed"

@@ -7,7 +7,7 @@ EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
   edit_broken_left_untouched edit_changed_meanwhile edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
   edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails edit_too_large
-  check_staged_main_no_directory)
+  check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -418,6 +418,10 @@ SH
   want_rc 0; want_text "$ERR" "\$SUDO_EDITOR '/nonexistent/ed' ignored: not found"
   want_text "$ERR" "\$VISUAL '$e -- x' ignored: an editor's arguments may not hold \"--\""
   want_line "$CASE_DIR/two.args" "-y -- $CASE_DIR/etc/.capdelegate.conf.edit"
+  # a variable of blanks only names nothing: skipped with a message, the next one used
+  RC=0; env "${NSSENV[@]}" SUDO_EDITOR="   " VISUAL=$'\t' EDITOR="$e -z" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0; want_text "$ERR" "\$SUDO_EDITOR '   ' ignored: empty"
+  want_line "$CASE_DIR/two.args" "-z -- $CASE_DIR/etc/.capdelegate.conf.edit"
   # no editor at all (sensible-editor not in PATH either): nothing made
   RC=0; PATH=/nonexistent SUDO_EDITOR="" VISUAL="" EDITOR="" /usr/bin/env PATH=/nonexistent "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
   want_rc 2; want_text "$ERR" "no editor: set \$EDITOR"; no_leftovers
@@ -704,4 +708,64 @@ t_check_staged_main_no_directory() {
   cd_nss check --config "$CASE_DIR/open/capdelegate.conf" --confdir "" --staged "$f"; want_rc 2
   want_line "$OUT" "$CASE_DIR/open: unsafe: the module grants nothing"
   want_text "$ERR" "capdelegate: error: $CASE_DIR/open/capdelegate.conf: unsafe policy directory (writable by group or others"
+}
+
+# Each name edit makes for its files (the policy's path, .NAME.lock, .NAME.edit, .NAME.new, the
+# copy's path) failing to be made (asprintf, libc's memory: tests/cli/fault.c): out of memory,
+# said, exit 2, before anything is locked, copied or edited; the policy as it was.
+t_fault_asprintf_edit() {
+  need_root; policy_dir; local before fmt
+  before=$(snap "$P")
+  ED=$(editor never <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  exec </dev/null
+  export EDITOR="$ED" VISUAL="" SUDO_EDITOR=""
+  for fmt in '%s' '.%s.lock' '.%s.edit' '.%s.new' '%s/%s'; do
+    CD_FAULT_ASPRINTF=$fmt cd_fault edit --config "$P" --confdir "$D"
+    [ -e "$FIRED" ] || fail "$fmt: no asprintf of that format"
+    want_rc 2; want_text "$ERR" "capdelegate: edit: out of memory"
+    [ ! -e "$CASE_DIR/never.args" ] || fail "$fmt failed, yet the editor ran"
+    same_file "$P" "$before"; no_leftovers
+  done
+}
+
+# Changed by someone else while the admin edited, on a terminal: the question, then (e) runs the
+# editor again on the admin's text, and that round, with no change meanwhile, installs it over
+# their version (which the admin has now been told of): edit asks once, not in a loop.
+t_edit_prompt_after_change() {
+  need_root; command -v expect >/dev/null || skip "expect not installed"
+  policy_dir; local theirs="$CASE_DIR/theirs"
+  printf 'carol cap_syslog\n' >"$theirs"; chmod 0644 "$theirs"
+  ED=$(editor race <<SH
+if [ ! -e "$CASE_DIR/once" ]; then touch "$CASE_DIR/once"; printf 'bob cap_kill\n' >>"\$f"
+  cp "$theirs" "$CASE_DIR/etc/.tmp" && mv "$CASE_DIR/etc/.tmp" "$P"; fi
+SH
+)
+  cat >"$CASE_DIR/again.exp" <<'EXP'
+set timeout 10
+spawn -noecho {*}$argv
+expect {
+  "was changed by someone else while you edited" {}
+  timeout { exit 101 }
+}
+expect {
+  "What now? (e)dit again, (x) leave the installed file untouched: " { send "e\r" }
+  timeout { exit 102 }
+}
+expect {
+  "What now?" { exit 104 }
+  eof {}
+  timeout { exit 103 }
+}
+exit [lindex [wait] 3]
+EXP
+  nss_env
+  RC=0; env "${NSSENV[@]}" EDITOR="$ED" VISUAL="" SUDO_EDITOR="" timeout 60 expect "$CASE_DIR/again.exp" \
+    "$BIN" edit --config "$P" --confdir "$D" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0; want_text "$OUT" "$P: installed, 2 rules"
+  [ "$(cat "$P")" = "$(printf 'alice cap_net_raw\nbob cap_kill')" ] || fail "not the admin's text: $(cat "$P")"
+  [ "$(wc -l <"$CASE_DIR/race.args")" -eq 2 ] || fail "the editor ran $(wc -l <"$CASE_DIR/race.args") times, not 2"
+  no_leftovers
 }

@@ -137,8 +137,14 @@ t_report_bad_inputs() {
   truncate -s 65M "$d/huge"
   printf '{"version":3,"host":"\xff"}' >"$d/utf8"
   : >"$d/empty"
+  # an array's key holding another type: rejected as missing, never read as an array
+  local py='import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2]); print(json.dumps(d))'
+  python3 -c "$py" "$H2" 'd["policy"]["rules"] = {"0": d["policy"]["rules"][0]}' >"$d/rulesobj"
+  python3 -c "$py" "$H2" 'd["findings"] = "none"' >"$d/findingsstr"
+  python3 -c "$py" "$H2" 'd["policy"]["rules"][0]["caps"] = "cap_net_raw"' >"$d/capsstr"
   cd_run report "$H1" "$d/truncated" "$d/malformed" "$d/garbage" "$d/garbage0" "$d/deep" "$d/nul" \
-    "$d/shape" "$d/noversion" "$d/nomessage" "$d/huge" "$d/utf8" "$d/empty" "$d"; want_rc 2
+    "$d/shape" "$d/noversion" "$d/nomessage" "$d/huge" "$d/utf8" "$d/empty" "$d" \
+    "$d/rulesobj" "$d/findingsstr" "$d/capsstr"; want_rc 2
   want_line "$ERR" "capdelegate: report: $d/truncated: rejected, not reported: byte 200: truncated: the document does not end"
   want_text "$ERR" "capdelegate: report: $d/malformed: rejected, not reported: "
   local n; n=$(stat -c %s "$H2")
@@ -153,7 +159,10 @@ t_report_bad_inputs() {
   want_text "$ERR" "capdelegate: report: $d/utf8: rejected, not reported: "
   want_line "$ERR" "capdelegate: report: $d/empty: rejected, not reported: byte 0: truncated: the document does not end"
   want_line "$ERR" "capdelegate: report: $d: rejected, not reported: not a regular file"
-  [ "$(wc -l <"$ERR")" -eq 13 ] || fail "one line per bad file"
+  want_line "$ERR" "capdelegate: report: $d/rulesobj: rejected, not reported: policy.rules: missing or not an array"
+  want_line "$ERR" "capdelegate: report: $d/findingsstr: rejected, not reported: findings: missing or not an array"
+  want_line "$ERR" "capdelegate: report: $d/capsstr: rejected, not reported: policy.rules[]: an entry without kind, subject and caps"
+  [ "$(wc -l <"$ERR")" -eq 16 ] || fail "one line per bad file"
   want_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb1"
   no_text "$OUT" "web2"
   cd_run report --json "$d/garbage" "$H1"; want_rc 2

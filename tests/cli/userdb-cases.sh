@@ -166,6 +166,8 @@ bob|{"userName":"bob","perMachine":[["cap_net_raw"]]}|not a user record systemd 
 bob|{"userName":"bob","perMachine":[{"capabilityAmbientSet":["cap_net_raw"],"capabilityAmbientSet":[]}]}|not a user record systemd reads: duplicate key (systemd refuses the record)
 bob|{"userName":"bob","x":[1,]}|not a user record systemd reads: not JSON
 bob|{"userName":"bob",}|not a user record systemd reads: object key is not a string
+bob|{"userName" "bob","capabilityAmbientSet":["cap_net_raw"]}|not a user record systemd reads: expected ':' after an object key
+bob|{"userName":"bob","capabilityAmbientSet"|not a user record systemd reads: truncated
 bob|{"userName":"bob","x":01}|not a user record systemd reads: number with a leading zero
 bob|{"userName":"bob","x":[1 2]}|not a user record systemd reads: expected ',' or the end of the array or object
 bob|{"userName":"bob","x":"\\ud800"}|not a user record systemd reads: lone high surrogate in a \u escape
@@ -324,6 +326,12 @@ t_userdb_numbers() {
     want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_raw${TAB}"
     no_text "$OUT" "userdb-invalid"
   done
+  # blanks wherever JSON allows them (RFC 8259: around every structural character): read
+  rm -rf "$d"
+  record "$d" bob $' {\t"userName" : "bob" ,\n"capabilityAmbientSet"\r\n:\t[ "cap_net_raw" ] } \n'
+  udb_audit "$d"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_raw${TAB}"
+  no_text "$OUT" "userdb-invalid"
   for v in 01 -01 1. .5 1e 1e+ 1E- +1 - 0x10 1.e5; do
     rm -rf "$d"
     record "$d" bob "{\"userName\":\"bob\",\"diskSize\":$v,\"capabilityAmbientSet\":[\"cap_net_raw\"]}"

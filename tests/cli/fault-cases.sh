@@ -8,7 +8,7 @@ FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import faul
   fault_strdup_targets fault_import_huge_group audit_descriptor_budget valgrind_import_check
   fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file fault_alloc_processes
   fault_stat_vanished_inner_file audit_reopen_by_name fault_dropin_dir_unlisted
-  fault_alloc_dropin_notes fault_print_cut_short)
+  fault_alloc_dropin_notes fault_print_cut_short valgrind_audit_problems)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -205,10 +205,12 @@ t_valgrind_import_check() {
   want_text "$ERR" "$m:3: same file as $m:1 ('$r/usr/bin/ping'), its directory reached by another path"
 }
 
+# vg_run ARGS...: the CLI under valgrind; with VG_LEAKS=1 a block lost for good is an error too
 vg_run() {
   RC=0
+  local leaks=(); [ -z "${VG_LEAKS:-}" ] || leaks=(--leak-check=full --errors-for-leak-kinds=definite)
   LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" NSS_WRAPPER_PASSWD="$NSSDIR/passwd" \
-    NSS_WRAPPER_GROUP="$NSSDIR/group" valgrind -q --error-exitcode=99 "$BIN" "$@" >"$OUT" 2>"$ERR" || RC=$?
+    NSS_WRAPPER_GROUP="$NSSDIR/group" valgrind -q --error-exitcode=99 "${leaks[@]}" "$BIN" "$@" >"$OUT" 2>"$ERR" || RC=$?
   [ "$RC" -ne 99 ] || fail "valgrind found an error in: $*"
 }
 
@@ -336,4 +338,17 @@ t_fault_print_cut_short() {
     grep -q ': ok, 4 rules, 0 warnings$' "$both" || { OUT=$both; fail "allocation $n: the verdict line lost"; return 1; }
   done
   [ "$seen" -gt 0 ] || fail "no allocation while printing failed"
+}
+
+# audit frees what it reports: errors and vanished entries (sorted, duplicates dropped), each
+# a path of its own; under valgrind nothing is lost for good. Two errors (a PATH that is not
+# there, a directory no one may enter) and a capability file.
+t_valgrind_audit_problems() {
+  need_root; command -v valgrind >/dev/null || skip "valgrind missing"
+  local p t="$CASE_DIR/vt"
+  p=$(std_policy); capfile "$t/bin/ping" cap_net_raw=ep
+  VG_LEAKS=1 vg_run audit --threads 1 --config "$p" --confdir "" "$t" "$CASE_DIR/not-there" "$CASE_DIR/also-not-there"
+  want_rc 2
+  want_text "$OUT" "error${TAB:-	}$CASE_DIR/also-not-there"
+  want_text "$OUT" "error${TAB:-	}$CASE_DIR/not-there"
 }

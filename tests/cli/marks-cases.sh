@@ -212,6 +212,7 @@ m/x cap_net_raw=i|path is not absolute: 'm/x'
 /m/x\\001 cap_net_raw=i|NUL or control character in path
 /m/x\\000 cap_net_raw=i|NUL or control character in path
 /m/\001x cap_net_raw=i|control character in line
+/m/x\037y cap_net_raw=i|control character in line
 /m/x\303 cap_net_raw=i|byte not allowed bare in a path
 /m/x#y cap_net_raw=i|'#' in path
 /m/x cap_net_raw#=i|'#' in capability text

@@ -167,6 +167,23 @@ static void test_case_insensitive_names(void **state)
 	cd_policy_free(&pol);
 }
 
+/* cd_parse_caps is the parser of a CAPABILITIES field on its own (the CLI and the tests call it
+ * with text no policy line has checked): a control byte where a name should start is named as
+ * such, whether the field starts with it or a list goes on to it. */
+static void test_parse_caps_control_byte(void **state)
+{
+	(void)state;
+	static const char *const texts[] = { "\x01" "cap_kill", "cap_kill,\x01" "cap_net_raw",
+					     "cap_kill, \x1f", "\x7f" };
+	for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
+		cd_capmask m = 1;
+		const char *why = NULL;
+		assert_int_equal(cd_parse_caps(texts[k], strlen(texts[k]), &m, &why), -1);
+		assert_non_null(why);
+		assert_string_equal(why, "control character in line");
+	}
+}
+
 static void test_capabilities_above_31(void **state)
 {
 	(void)state;
@@ -1242,6 +1259,7 @@ int main(void)
 		cmocka_unit_test_setup(test_comments_and_blank_lines, setup),
 		cmocka_unit_test_setup(test_whitespace_variants, setup),
 		cmocka_unit_test_setup(test_case_insensitive_names, setup),
+		cmocka_unit_test_setup(test_parse_caps_control_byte, setup),
 		cmocka_unit_test_setup(test_capabilities_above_31, setup),
 		cmocka_unit_test_setup(test_line_over_64k, setup),
 		cmocka_unit_test_setup(test_subjects, setup),

@@ -64,6 +64,8 @@ static const char *grow_suffix;		/* gets anything, once (the file grew since its
 static const char *readlink_longer;	/* readlinkat of this name answers as a longer link would */
 static const char *settle_fill_text;	/* written into settle_fill_path when the loader first */
 static const char *settle_fill_path;	/* waits for the policy to settle (nanosleep) */
+static const char *fstat_eio_suffix;	/* fstat of this file fails (EIO) once it has been read */
+static int fstat_eio_armed;
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -148,12 +150,28 @@ ssize_t read(int fd, void *buf, size_t size)
 		grow_text = NULL;
 	}
 	ssize_t n = real(fd, buf, size);
+	if (fstat_eio_suffix != NULL && fd_named(fd, fstat_eio_suffix))
+		fstat_eio_armed = 1;
 	if (n == 0 && append_times != 0 && fd_named(fd, append_suffix)) {
 		append_to(fd, append_text);
 		if (append_times > 0)
 			append_times--;
 	}
 	return n;
+}
+
+/* The loader's second look at a file it has read (is it what was opened?) failing: EIO. */
+int fstat(int fd, struct stat *st)
+{
+	static int (*real)(int, struct stat *);
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fstat");
+	if (fstat_eio_armed && fd_named(fd, fstat_eio_suffix)) {
+		fstat_eio_armed = 0;
+		errno = EIO;
+		return -1;
+	}
+	return real(fd, st);
 }
 
 int fstatfs(int fd, struct statfs *buf)
@@ -220,6 +238,8 @@ static int setup(void **state)
 	readdir_fail_after_dropin = readdir_failing = 0;
 	open_enoent = open_unlinks = fake_fs_suffix = append_text = append_suffix = NULL;
 	grow_text = grow_suffix = settle_fill_text = settle_fill_path = readlink_longer = NULL;
+	fstat_eio_suffix = NULL;
+	fstat_eio_armed = 0;
 	open_renames[0] = NULL;
 	fake_fs_type = 0;
 	append_times = 0;
@@ -620,6 +640,22 @@ static void test_file_changed_while_read(void **state)
 	free(p);
 }
 
+/* The file cannot be looked at again once read (fstat fails): whether it changed meanwhile is
+ * unknown, so nothing is granted from it and the reason is logged. */
+static void test_fstat_after_read_fails(void **state)
+{
+	(void)state;
+	char *p = in_tmp("unseen.conf");
+	put(p, "alice cap_net_raw\n");
+	fstat_eio_suffix = "/unseen.conf";
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_SYSERR);
+	assert_int_equal(fstat_eio_armed, 0);	/* the fault was reached */
+	expect_logged("cannot stat: Input/output error: no capabilities granted");
+	cd_policy_free(&pol);
+	free(p);
+}
+
 /* A policy that changes at every reading is refused after 4, the reason logged. */
 static void test_policy_that_keeps_changing_refused(void **state)
 {
@@ -754,6 +790,7 @@ int main(void)
 		cmocka_unit_test_setup(test_dangling_dropin_link_named, setup),
 		cmocka_unit_test_setup(test_dangling_link_replaced_not_shown, setup),
 		cmocka_unit_test_setup(test_file_changed_while_read, setup),
+		cmocka_unit_test_setup(test_fstat_after_read_fails, setup),
 		cmocka_unit_test_setup(test_policy_that_keeps_changing_refused, setup),
 		cmocka_unit_test_setup(test_main_renamed_over_while_dropins_read, setup),
 		cmocka_unit_test_setup(test_policy_changed_just_now_waits, setup),

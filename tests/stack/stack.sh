@@ -3,7 +3,8 @@
 # pam_capdelegate.so through the real
 # libpam, with pam_wrapper (service files from a temp dir) and nss_wrapper (fake users alice,
 # bob, carol, dave, erin, frank, grace, henry, svc$acct; groups netops = carol, dave, erin, grace;
-# contractors = frank; lab, henry's primary group, lists no member), with nss_fault.so
+# contractors = frank; lab, henry's primary group, lists no member; staff = grace, and
+# staff-alias, the same gid under a second name, lists no member), with nss_fault.so
 # (tests/stack/nss_fault.c) for NSS outages and case folding.
 # Needs root for real assertions.
 set -euo pipefail
@@ -62,6 +63,8 @@ grace:x:1007:
 contractors:x:2001:frank
 linux admins:x:2003:CORP\\winuser,sue@corp.example.com
 lab:x:2005:
+staff:x:2010:grace
+staff-alias:x:2010:
 svc\$acct:x:1011:
 GR
 export PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR=$work/services PAM_WRAPPER_DEBUGLEVEL=2

@@ -454,6 +454,36 @@ static void test_policy_read_once_per_transaction(void **state)
 	expect_log(&o, "user=alice: policy already read in this transaction");
 }
 
+/* A group is the user's by its gid: staff-alias is gid 2010 under a second name, listing no
+ * member; grace is in staff (2010), so getgrouplist gives her gid 2010, whose name is staff.
+ * "@staff-alias" names her group too. */
+static void test_group_by_gid_under_another_name(void **state)
+{
+	need_root(state);
+	policy_service("alias", "@staff-alias cap_kill\n", 0644, "");
+	struct outcome o;
+	login("alias", "grace", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	if (o.inh != BIT(CAP_KILL))
+		fail_msg("grace got CapInh %llx, want cap_kill through @staff-alias\n%s", o.inh, o.log);
+	login("alias", "erin", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == 0);
+}
+
+/* pam_capdelegate(8), strict: from pam_setcred it refuses nothing (libpam ignores setcred's
+ * result there), and with debug the module says so at LOG_DEBUG when it runs in setcred. */
+static void test_strict_debug_in_setcred_says_so(void **state)
+{
+	need_root(state);
+	policy_service("strict-debug", demo, 0644, "strict debug");
+	struct outcome o;
+	login("strict-debug", "alice", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == BIT(CAP_NET_RAW));
+	expect_log(&o, "strict cannot refuse a login from setcred");
+	policy_service("strict-quiet", demo, 0644, "strict");
+	login("strict-quiet", "alice", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_null(strstr(o.log, "strict cannot refuse"));
+}
+
 static void test_session_only_and_reinitialize(void **state)
 {
 	need_root(state);
@@ -859,6 +889,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_relative_config_grants_nothing),
 		cmocka_unit_test(test_unknown_user),
 		cmocka_unit_test(test_policy_read_once_per_transaction),
+		cmocka_unit_test(test_strict_debug_in_setcred_says_so),
+		cmocka_unit_test(test_group_by_gid_under_another_name),
 		cmocka_unit_test(test_session_only_and_reinitialize),
 		cmocka_unit_test(test_suffixed_capability_grants_nothing),
 		cmocka_unit_test(test_group_outage_fails_closed),

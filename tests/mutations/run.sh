@@ -464,16 +464,13 @@ reuse_inputs() {
 }
 
 # reuse_key MUTANT KIND CHECK: the hash a kill of MUTANT (its .mut file) by CHECK of KIND is
-# kept under: sha256 of three lines, the inputs' hash, CHECK, and sha256sum's line for MUTANT's
-# text read from stdin ("HEX  -"). reused_kills computes the same for every mutant at once.
+# kept under (batch_keys for one mutant).
 declare -A REUSE_INPUTS=()
-reuse_key() {
-  [ -n "${REUSE_INPUTS[$2]:-}" ] || REUSE_INPUTS[$2]=$(reuse_inputs "$2")
-  printf '%s\n' "${REUSE_INPUTS[$2]}" "$3" "$(sha256sum <"$1")" | sha256sum | cut -c1-32
-}
+reuse_key() { local muts=("$1"); printf '0\t%s\t%s\n' "$2" "$3" | batch_keys | cut -f2; }
 
-# batch_keys: reads "INDEX<TAB>KIND<TAB>CHECK" lines, prints "INDEX<TAB>KEY": reuse_key of
-# muts[INDEX] for each, with a handful of processes for them all, not a few each (beside the
+# batch_keys: reads "INDEX<TAB>KIND<TAB>CHECK" lines, prints "INDEX<TAB>KEY": the key of a kill
+# of muts[INDEX] by CHECK, sha256 of three lines: the inputs' hash for KIND, CHECK, and the
+# mutant text's sha256. A handful of processes for all the mutants, not a few each (beside the
 # guests at nice 10 a fork costs about 0.1 s: 140 mutants one by one took 160 s).
 batch_keys() {
   local i kind cname hex f d

@@ -7,7 +7,8 @@ EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
   edit_broken_left_untouched edit_changed_meanwhile edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
   edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails edit_too_large
-  check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change)
+  check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change
+  fault_edit_stat_and_lock)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -768,4 +769,33 @@ EXP
   [ "$(cat "$P")" = "$(printf 'alice cap_net_raw\nbob cap_kill')" ] || fail "not the admin's text: $(cat "$P")"
   [ "$(wc -l <"$CASE_DIR/race.args")" -eq 2 ] || fail "the editor ran $(wc -l <"$CASE_DIR/race.args") times, not 2"
   no_leftovers
+}
+
+# capdelegate(8), edit: a file that cannot be examined or a lock that cannot be written ends the
+# edit before the editor runs (exit 2, said once, by name), the policy left as it was. A stat(2)
+# failure other than "no such file" is never taken for a file not there yet (that would edit
+# and install an empty text over it); the lock's pid is written whole or nothing goes on.
+t_fault_edit_stat_and_lock() {
+  need_root; policy_dir; local before
+  before=$(snap "$P")
+  ED=$(editor put <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  CD_FAULT_STATAT=capdelegate.conf:5 EDITOR="$ED" VISUAL="" SUDO_EDITOR="" cd_fault edit --config "$P" --confdir "$D" </dev/null
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; want_line "$ERR" "capdelegate: edit: $P: cannot stat: Input/output error"
+  [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran on a file that could not be examined"
+  same_file "$P" "$before"; no_leftovers
+  # the lock's pid cannot be written (a file size limit of 0: the write fails with EFBIG)
+  # (its messages go through a pipe: the limit would stop them too in a file)
+  RC=0; nss_env
+  ( trap '' XFSZ; ulimit -f 0
+    exec env "${NSSENV[@]}" EDITOR="$ED" VISUAL="" SUDO_EDITOR="" "$BIN" edit --config "$P" --confdir "$D" ) \
+    </dev/null 2>&1 >/dev/null | cat >"$ERR" || RC=$?	# pipefail: the edit's status
+  want_rc 2
+  want_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.lock: cannot write: File too large"
+  [ "$(wc -l <"$ERR")" -eq 1 ] || fail "more than the lock's error said: $(cat "$ERR")"
+  [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran without the lock written"
+  same_file "$P" "$before"; no_leftovers
 }

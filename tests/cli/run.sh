@@ -315,6 +315,30 @@ t_explain_default_paths() {
   [ "$(grep '^exec' "$OUT" | cut -f2 | sort | uniq -d | wc -l)" -eq 0 ] || fail "a file reported twice"
 }
 
+# $PATH naming "/" itself: the root covers every other directory, /usr too, and each file is
+# reported once. Run in a root of its own (the binary, its libraries and a small tree: unshare
+# --root), so that "/" is a tree of three files, not this machine's.
+t_explain_path_root() {
+  need_root; command -v unshare >/dev/null || skip "unshare missing"
+  local r="$CASE_DIR/root" lib
+  mkdir -p "$r/bin" "$r/etc" "$r/usr/bin"; chmod 0755 "$r" "$r/bin" "$r/etc" "$r/usr" "$r/usr/bin"
+  cp "$BIN" "$r/bin/capdelegate"
+  for lib in $(ldd "$BIN" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/lib/ { print $1 }'); do
+    mkdir -p "$r$(dirname "$lib")"; cp -L "$lib" "$r$lib"
+  done
+  printf 'root:x:0:0::/:/bin/sh\nalice:x:1001:1001::/:/bin/sh\n' >"$r/etc/passwd"
+  printf 'root:x:0:\nalice:x:1001:\n' >"$r/etc/group"
+  printf 'passwd: files\ngroup: files\n' >"$r/etc/nsswitch.conf"
+  printf 'alice cap_net_raw\n' >"$r/etc/capdelegate.conf"; chmod 0644 "$r/etc/capdelegate.conf"
+  capfile "$r/usr/bin/ping" cap_net_raw=i
+  RC=0
+  env PATH=/:/usr/bin:/bin "$(command -v unshare)" --root="$r" /bin/capdelegate explain alice \
+    --config /etc/capdelegate.conf --confdir '' >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0
+  want_line "$OUT" "exec\t/usr/bin/ping\tfP=none\tfI=cap_net_raw\tfE=no\tpP'=cap_net_raw\tpE'=none\t-"
+  [ "$(count_lines "$OUT" "^exec	")" -eq 1 ] || fail "want the one capability file once"
+}
+
 t_explain_root_note() {
   need_root; local p; p=$(std_policy)
   cd_nss explain root --config "$p" "$CASE_DIR"; want_rc 0
@@ -1100,7 +1124,7 @@ CASES=(
   check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
   audit_sticky_dir_not_a_finding
-  explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins
+  explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins explain_path_root
   audit_confdir audit_capfile_owned_by_user audit_unused_grant_ignored_file audit_unused_grant_one_file
   oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"

@@ -7,6 +7,7 @@ USERDB_CASES=(
   userdb_ambient_grant userdb_ambient_json userdb_bounding_drop userdb_explain
   userdb_name_forms userdb_hostile_json userdb_size_and_depth userdb_file_kinds
   userdb_odd_names userdb_search_order userdb_one_record_two_names userdb_numbers fault_alloc_userdb
+  userdb_uid_file_names valgrind_userdb_prefixes
 )
 
 TAB=$'\t'
@@ -338,5 +339,38 @@ t_userdb_numbers() {
     udb_audit "$d"; want_rc 2
     want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/bob.user${TAB}"
     no_text "$OUT" "ambient-grant"
+  done
+}
+
+# UID.user holds uid UID (systemd's userdb drop-ins): every uid_t has at most 10 digits, and a
+# 10-digit one is a uid like any other; a record whose uid is not its file's number is refused.
+t_userdb_uid_file_names() {
+  need_root; local d="$CASE_DIR/db"
+  record "$d" 4000000000 '{"userName":"zed","uid":4000000000,"capabilityAmbientSet":["cap_net_raw"]}'
+  record "$d" 1234567890 '{"userName":"yves","uid":1234567891,"capabilityAmbientSet":["cap_kill"]}'
+  udb_audit "$d"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/4000000000.user${TAB}cap_net_raw${TAB}"
+  no_text "$OUT" "userdb-invalid${TAB}$d/4000000000.user"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/1234567890.user${TAB}none${TAB}user record not audited: its uid is not the number in the file name"
+}
+
+# Every prefix of a record is refused as cut short (or empty), and reading them all reads no
+# byte past what the file holds: memcheck sees every read of memory never written.
+t_valgrind_userdb_prefixes() {
+  need_root; command -v valgrind >/dev/null || skip "valgrind missing"
+  local full='{"userName":"bob","uid":1002,"capabilityAmbientSet":["cap_net_raw"],"perMachine":[{"x":[]}],"y":[-1.5e3,true,null]}'
+  local p i args=()
+  p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  for ((i = 0; i < ${#full}; i++)); do
+    mkdir -p "$CASE_DIR/d$i"; printf '%s' "${full:0:i}" >"$CASE_DIR/d$i/bob.user"
+    args+=(--userdb "$CASE_DIR/d$i")
+  done
+  vg_run audit --config "$p" --confdir '' "${args[@]}" "$CASE_DIR/empty"; want_rc 2
+  no_text "$OUT" "ambient-grant"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$CASE_DIR/d0/bob.user${TAB}none${TAB}user record not audited: not a user record systemd reads: empty"
+  # cut inside a number ("-", "1.5e") the number is bad; anywhere else the record is truncated
+  for ((i = 1; i < ${#full}; i++)); do
+    grep -qE "^finding${TAB}userdb-invalid${TAB}$CASE_DIR/d$i/bob.user${TAB}none${TAB}user record not audited: not a user record systemd reads: (truncated|bad number)" "$OUT" ||
+      fail "prefix of ${i} bytes not refused as cut short: ${full:0:i}"
   done
 }

@@ -64,8 +64,12 @@ ISOLATE=(unshare --pid --fork --mount-proc --kill-child)
 GENERATED=0 COVMAP= REUSE=
 # Each mutant compiles its file twice (mutated, then put back for the next): through ccache
 # (./lab deps installs it; its cache in the lab's), the second is a hit, as are mutants met before.
+# Paths below $MUT are hashed as seen from the build directory (CCACHE_BASEDIR), and the build
+# directory itself not (CCACHE_NOHASHDIR: only the debug information names it), so that job 2's
+# tree ($MUT/w2), the same files at the same depth, is built from job 1's objects.
 if [ -d /usr/lib/ccache ]; then
   export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=${CCACHE_DIR:-${LAB_CACHE:-$ROOT/.cache}/ccache} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+  export CCACHE_BASEDIR=$MUT CCACHE_NOHASHDIR=1
 fi
 T0=$(date +%s)
 
@@ -213,14 +217,21 @@ try_check() {
   check_one "$kind" "$cname" "$cmd"
 }
 
-# build_for CHECK: build only what CHECK runs: a unit program alone; for a CLI case the
-# product and the CLI's preloaded fault libraries, not the unit and stack programs; else all.
+# build_for CHECK: build only what CHECK runs: a unit program alone; a stack program with the
+# module it loads and the NSS fault library (not the CLI, nor the other programs: half the CPU
+# of a whole build); for a CLI case the product and the CLI's preloaded fault libraries, not the
+# unit and stack programs; else all.
 build_for() {
   local kind name
   IFS=$'\t' read -r kind name _ <<<"$1"
   case "$kind:$name" in
     tap:test_policy|tap:test_load|tap:test_manpage)
       make -C "$BLD" -s -j2 "tests/unit/$name" >"$W/make.log" 2>&1 ;;
+    tap:test_dlopen)
+      make -C "$BLD" -s -j2 pam_capdelegate.la tests/unit/test_dlopen >"$W/make.log" 2>&1 ;;
+    tap:stack|tap:module)
+      make -C "$BLD" -s -j2 pam_capdelegate.la tests/stack/nss_fault.la \
+        "tests/stack/test_$name" >"$W/make.log" 2>&1 ;;
     cli:*) make -C "$BLD" -s -j2 all >"$W/make.log" 2>&1 &&
            make -C "$BLD" -s -j2 tests/stack/nss_fault.la tests/cli/fault.la >>"$W/make.log" 2>&1 ;;
     *) build ;;

@@ -112,7 +112,11 @@ configure() {
     || { cat "$K/merge_config.log" >&2; die "olddefconfig failed"; }
   local line missing=0
   while read -r line; do
-    case "$line" in CONFIG_*) grep -qxF "$line" "$OBJ/.config" || { log "config: $line dropped"; missing=1; } ;; esac
+    case "$line" in
+      CONFIG_*) grep -qxF "$line" "$OBJ/.config" || { log "config: $line dropped"; missing=1; } ;;
+      "# CONFIG_"*" is not set") line=${line#\# }; line=${line%% *}
+        ! grep -q "^$line=" "$OBJ/.config" || { log "config: $line switched on again"; missing=1; } ;;
+    esac
   done < "$HERE/guest.config"
   [ "$missing" -eq 0 ] || die "configure: guest.config values did not survive olddefconfig"
 }

@@ -99,13 +99,9 @@ def main():
     if len(sys.argv) >= 4 and sys.argv[1] == "--all":
         return apply_all(sys.argv[2], sys.argv[3], sys.argv[4:])
     if len(sys.argv) != 3:
-        print("usage: apply.py MUTANT SRCDIR | apply.py --file MUTANT | apply.py --all SRCDIR OUTDIR MUTANT...",
-              file=sys.stderr)
+        print("usage: apply.py MUTANT SRCDIR | apply.py --all SRCDIR OUTDIR MUTANT...", file=sys.stderr)
         return 2
     try:
-        if sys.argv[1] == "--file":  # print the file a mutant changes
-            print(parse(sys.argv[2])["file"])
-            return 0
         apply(parse(sys.argv[1]), sys.argv[2])
     except (ValueError, OSError) as e:
         print("%s: %s" % (sys.argv[1], e), file=sys.stderr)

@@ -111,6 +111,10 @@ t_audit_vanished() {
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["scan"]["vanished"]==1 and [v["path"] for v in d["vanished"]]==[sys.argv[2]], d' \
     "$OUT" "$t/vanish-again" || fail "JSON vanished[]"
   "$HERE/check-json.py" --may-be-empty userdb.records --may-be-empty errors "$MAN" "$OUT" >&2 || fail "JSON schema"
+  # on a terminal: the VANISHED table, then the (empty) error table
+  mkdir -p "$t/vanish-on-tty"
+  VANISH_TO="$CASE_DIR/away" TTY_PRELOAD="$CASE_DIR/vanish.so" cd_tty audit --config "$p" "$t"; want_rc 1
+  want_line "$OUT" "VANISHED"; want_line "$OUT" "$t/vanish-on-tty"
 }
 
 # Back up a deep tree without "..": the walk looks closed directories up again by name from

@@ -48,7 +48,7 @@ EOF
   want_line "$OUT" "*               cap_setpcap"
   want_line "$OUT" "# (matched earlier) alice cap_kill,cap_net_admin,cap_net_raw"
   no_line "$OUT" "alice           cap_kill,cap_net_admin,cap_net_raw"
-  want_text "$ERR" "$p:8: 'alice' was matched on an earlier line"
+  want_text "$ERR" "$p:8: 'alice' was matched on an earlier line: pam_cap never applies this line to it; left as a comment"
   want_text "$ERR" "0 differences in the file, 0 known users get another set"
   translation_checks
 }
@@ -66,7 +66,7 @@ t_import_first_match_vs_union() {
   want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_net_raw ($p:1); capdelegate gives none ($p:2: user lines)"
   no_text "$ERR" "user dave:"	# @netops cap_net_raw + @dave none: what pam_cap gives him
   want_line "$OUT" "# (matched earlier) alice cap_sys_time"
-  want_text "$ERR" "$p:5: 'alice' comes after a '*' line"
+  want_text "$ERR" "$p:5: 'alice' comes after a '*' line: pam_cap never applies this line to it; left as a comment"
   no_text "$ERR" "user alice:"; no_text "$ERR" "user carol:"; no_text "$ERR" "user root:"
   want_text "$ERR" "2 differences in the file, 1 known users get another set"
   translation_checks
@@ -292,6 +292,23 @@ import_diff() {
 }
 for s in "${IMPORT_DIFF_SEEDS[@]}"; do eval "t_import_diff_$s() { import_diff $s; }"; done
 
+# capdelegate(8): "A user named like @group is such an accidental meaning too": pam_cap's word
+# @netops also matches a user of that very name, whom no line of the translation names.
+t_import_user_named_like_group() {
+  local p; p=$(printf 'cap_net_raw @netops\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 0; want_line "$OUT" "@netops         cap_net_raw"
+  # that user's lookup failing is no answer: never read as "no such user"
+  CD_FAULT_USERS=@netops cd_nss import-pam-cap "$p"; want_rc 2
+  want_text "$ERR" "capdelegate: error: cannot look up user @netops: Resource temporarily unavailable: nothing translated"
+  local nss=$NSSDIR; cp -r "$NSSDIR" "$CASE_DIR/nss"; NSSDIR=$CASE_DIR/nss
+  printf '@netops:x:1010:1010::/nonexistent:/bin/sh\n' >>"$NSSDIR/passwd"
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_text "$ERR" "difference: $p:1: '@netops' also matches the user @netops (NSS knows it): the translation gives no line for it"
+  want_line "$ERR" "capdelegate: difference: user @netops: pam_cap gives cap_net_raw ($p:1); capdelegate gives none (no line names the user)"
+  want_text "$ERR" "1 differences in the file, 1 known users get another set"
+  NSSDIR=$nss
+}
+
 IMPORT_CASES=(
   import_comments_only
   import_debian_example import_manpage_shapes import_first_match_vs_union
@@ -299,7 +316,7 @@ IMPORT_CASES=(
   import_two_groups_any_membership import_group_then_user import_bare_word_group_pair
   import_bare_word_group_depends_on_version
   import_all_then_later_line import_manpage_pair import_long_line_blank_piece
-  import_accident_lookup_outage
+  import_accident_lookup_outage import_user_named_like_group
   "${IMPORT_DIFF_SEEDS[@]/#/import_diff_}"
 )
 

@@ -2,12 +2,12 @@
 # tables on a terminal, TSV elsewhere and with --tsv, JSON (audit). The terminal is a pty (python3).
 
 # cd_tty ARGS...: the CLI under nss_wrapper with stdout (and stderr) on a pty; output in $OUT,
-# '\r' removed, exit status in $RC.
+# '\r' removed, exit status in $RC. TTY_PRELOAD: one more library to preload (a shim).
 cd_tty() {
   RC=0
   python3 - "$BIN" "$@" >"$OUT" <<PY || RC=$?
 import os, pty, sys
-env = dict(os.environ, LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB",
+env = dict(os.environ, LD_PRELOAD="${TTY_PRELOAD:+$TTY_PRELOAD:}$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB",
            NSS_WRAPPER_PASSWD="$NSSDIR/passwd", NSS_WRAPPER_GROUP="$NSSDIR/group")
 pid, fd = pty.fork()
 if pid == 0:

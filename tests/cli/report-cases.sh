@@ -118,6 +118,13 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert [(x["host"], x["id"]) for x in d["drift"]] == [("db1", "mark-differs")], d["drift"]
 assert [(x["host"], x["id"]) for x in d["errors"]] == [("db3", "fP-bypass")], d["errors"]
+# capdelegate(8): the keys, and of drift and errors (host, id, path, message), each host as
+# host and host_hex
+assert sorted(d) == ["differs", "drift", "errors", "grants", "hosts", "rejected", "version"], sorted(d)
+for x in d["drift"] + d["errors"]:
+    assert sorted(x) == ["host", "host_hex", "id", "message", "path"], x
+for x in d["grants"]:
+    assert sorted(x) == ["capability", "hosts", "kind", "subject"], x
 PY
 }
 

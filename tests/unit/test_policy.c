@@ -1090,6 +1090,24 @@ static void test_shorter_cap_after_longer(void **state)
 	free(dir);
 }
 
+/* A name repeated on the next line or in the same list is read from the memo; cap_bpf, seven
+ * bytes, is the one name too short for memo_at's 8-byte compares and takes parse_cap_token's
+ * own memo path: each occurrence is cap_bpf's bit (39), never a neighbour's (40 is
+ * cap_checkpoint_restore). */
+static void test_repeated_short_cap_name(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "a cap_bpf\nb cap_bpf\nc CAP_BPF, cap_bpf\nd cap_bpf,cap_kill\n"
+			      "e cap_kill,cap_bpf\n"), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 5);
+	for (size_t i = 0; i < 3; i++)
+		assert_true(pol.rules[i].caps == BIT(CAP_BPF));
+	assert_true(pol.rules[3].caps == (BIT(CAP_BPF) | BIT(CAP_KILL)));
+	assert_true(pol.rules[4].caps == (BIT(CAP_BPF) | BIT(CAP_KILL)));
+	cd_policy_free(&pol);
+}
+
 /* '$' may end a name (Samba's machine accounts): alone it is no name, user or group, bare or
  * escaped. */
 static void test_dollar_alone_is_no_subject(void **state)
@@ -1298,6 +1316,7 @@ int main(void)
 		cmocka_unit_test_setup(test_case_insensitive_none, setup),
 		cmocka_unit_test_setup(test_path_with_space_escaped, setup),
 		cmocka_unit_test_setup(test_shorter_cap_after_longer, setup),
+		cmocka_unit_test_setup(test_repeated_short_cap_name, setup),
 		cmocka_unit_test_setup(test_dollar_alone_is_no_subject, setup),
 		cmocka_unit_test_setup(test_dollar_inside_name_shown_escaped, setup),
 		cmocka_unit_test_setup(test_group_names_case_sensitive, setup),

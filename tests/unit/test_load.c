@@ -443,6 +443,37 @@ static void test_every_pseudo_fs_by_type(void **state)
 	free(p);
 }
 
+/* Every drop-in is opened once, through the directory already judged, and closed: loading a
+ * policy with drop-ins (one of them a link to a safe file, judged by its target) again and
+ * again holds no more descriptors than before (a login process loads it at each stage). */
+static void test_dropins_leave_no_descriptor(void **state)
+{
+	(void)state;
+	char *dir = fresh_dir("fds.d", 0755), *p = in_tmp("fds-main.conf"), *f, *target, *lnk;
+	put(p, "alice cap_net_raw\n");
+	target = in_tmp("fds-target.conf");
+	put(target, "carol cap_syslog\n");
+	for (int i = 0; i < 3; i++) {
+		assert_true(asprintf(&f, "%s/%d0-part.conf", dir, i + 1) > 0);
+		put(f, "bob cap_kill\n");
+		free(f);
+	}
+	assert_true(asprintf(&lnk, "%s/90-link.conf", dir) > 0);
+	assert_int_equal(symlink(target, lnk), 0);
+	int fds = open_descriptors();
+	for (int round = 0; round < 3; round++) {
+		struct cd_policy pol;
+		assert_int_equal(load(&pol, p, dir), CD_POLICY_OK);
+		assert_int_equal(pol.nrules, 5);
+		cd_policy_free(&pol);
+		assert_int_equal(open_descriptors(), fds);
+	}
+	free(lnk);
+	free(target);
+	free(dir);
+	free(p);
+}
+
 /* A drop-in on FUSE (a daemon, maybe a user's, answers stat with any owner) rejects the whole
  * policy, the main file's grants too. */
 static void test_dropin_on_fuse(void **state)
@@ -781,6 +812,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_directory_link_in_the_path, setup),
 		cmocka_unit_test_setup(test_every_pseudo_fs_by_type, setup),
+		cmocka_unit_test_setup(test_dropins_leave_no_descriptor, setup),
 		cmocka_unit_test_setup(test_out_of_memory_before_reading, setup),
 		cmocka_unit_test_setup(test_dropin_on_fuse, setup),
 		cmocka_unit_test_setup(test_real_pseudo_mounts, setup),

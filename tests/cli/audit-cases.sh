@@ -236,7 +236,7 @@ for s in "${AUDIT_DIFF_SEEDS[@]}"; do eval "t_audit_diff_$s() { audit_diff $s; }
 AUDIT_CASES=(
   audit_dot_names audit_path_forms audit_errors_listed audit_vanished audit_reopen_by_name audit_live_churn
   audit_deep
-  audit_unknown_value audit_threads_option audit_root_below_skipped_mount
+  audit_unknown_value audit_threads_option audit_root_below_skipped_mount audit_no_dtype_fs
   "${AUDIT_DIFF_SEEDS[@]/#/audit_diff_}"
 )
 
@@ -273,4 +273,45 @@ t_audit_dot_names() {
   cd_nss audit --config "$p" --confdir "" "$t"; want_rc 1
   want_text "$OUT" "# scanned	2 directories	3 regular files	3 capability files"
   for f in .x ..x .d/..y; do want_text "$OUT" "file	$t/$f	2	"; done
+}
+
+# notype_image DIR: an ext2 filesystem without the filetype feature (its directory entries say
+# DT_UNKNOWN, as some filesystems' do), loop-mounted read-write; prints the mount point
+# (umount it). It holds sub/tool (fI cap_net_raw), plain, a symbolic link and a fifo.
+notype_image() {
+  local d=$1
+  command -v mke2fs >/dev/null || skip "e2fsprogs missing"
+  mkdir -p "$d/mnt"; truncate -s 4M "$d/fs.img"
+  mke2fs -q -t ext2 -O ^filetype -F "$d/fs.img" >&2
+  mount -o loop "$d/fs.img" "$d/mnt" 2>/dev/null || skip "cannot loop-mount an image here"
+  capfile "$d/mnt/sub/tool" cap_net_raw=i; : >"$d/mnt/plain"
+  ln -s sub/tool "$d/mnt/link"; mkfifo "$d/mnt/fifo"
+  echo "$d/mnt"
+}
+
+# A filesystem whose directory entries do not say what they are: the walker asks (fstatat) and
+# walks as anywhere else, the subdirectory entered, the symbolic link not followed. An entry it
+# cannot examine then is an error naming it (exit 2), or vanished when it is gone (ENOENT),
+# and the scan reads the rest either way.
+t_audit_no_dtype_fs() {
+  need_root; local p m; p=$(std_policy)
+  m=$(notype_image "$CASE_DIR/img")
+  cd_nss audit --threads 1 --config "$p" --confdir "" "$m"; local rc1=$RC; cp "$OUT" "$CASE_DIR/plain"
+  CD_FAULT_STATAT=plain:5 cd_fault audit --threads 1 --config "$p" --confdir "" "$m"; local rc2=$RC
+  cp "$OUT" "$CASE_DIR/eio"; [ -e "$FIRED" ] || { umount "$m"; fail "no fault (EIO)"; }
+  CD_FAULT_STATAT=plain:2 cd_fault audit --threads 1 --config "$p" --confdir "" "$m"; local rc3=$RC
+  [ -e "$FIRED" ] || { umount "$m"; fail "no fault (ENOENT)"; }
+  umount "$m"
+  local o; for o in "$CASE_DIR/plain" "$CASE_DIR/eio" "$OUT"; do
+    want_line "$o" "file\t$m/sub/tool\t2\tnone\tcap_net_raw\tno\t-\t-"
+    [ "$(count_lines "$o" '^file')" -eq 1 ] || fail "want one file record in $o"
+  done
+  RC=$rc1; want_rc 1
+  want_line "$CASE_DIR/plain" "# scanned\t3 directories\t2 regular files\t1 capability file\t0 mounts skipped\t0 vanished\t0 errors"
+  RC=$rc2; want_rc 2
+  want_line "$CASE_DIR/eio" "error\t$m/plain\tcannot examine\tEIO\tInput/output error"
+  want_text "$CASE_DIR/eio" "$(printf '\t0 vanished\t1 error')"
+  RC=$rc3; want_rc 1
+  want_line "$OUT" "vanished\t$m/plain"; no_match "$OUT" "^error"
+  want_text "$OUT" "$(printf '\t1 vanished\t0 errors')"
 }

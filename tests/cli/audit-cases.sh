@@ -237,6 +237,7 @@ AUDIT_CASES=(
   audit_dot_names audit_path_forms audit_errors_listed audit_vanished audit_reopen_by_name audit_live_churn
   audit_deep
   audit_unknown_value audit_threads_option audit_root_below_skipped_mount audit_no_dtype_fs
+  audit_writable_dir_once audit_all_fs
   "${AUDIT_DIFF_SEEDS[@]/#/audit_diff_}"
 )
 
@@ -314,4 +315,42 @@ t_audit_no_dtype_fs() {
   RC=$rc3; want_rc 1
   want_line "$OUT" "vanished\t$m/plain"; no_match "$OUT" "^error"
   want_text "$OUT" "$(printf '\t1 vanished\t0 errors')"
+}
+
+# capdelegate(8), audit FINDINGS: writable-directory is reported once per directory, however
+# many capability files lie below it (here two files in it and one deeper, below a second
+# writable directory: each directory once).
+t_audit_writable_dir_once() {
+  need_root; local p t="$CASE_DIR/t"; p=$(std_policy)
+  capfile "$t/w/a" cap_net_raw=i; capfile "$t/w/b" cap_net_raw=i; capfile "$t/w/v/c" cap_net_raw=i
+  chmod 0777 "$t/w"; chmod 0770 "$t/w/v"
+  cd_nss audit --threads 1 --config "$p" --confdir "" "$t"; want_rc 1
+  want_line "$OUT" "finding\twritable-directory\t$t/w\tnone\tdirectory above a capability file is writable by others (mode 0777): its files can be replaced"
+  want_line "$OUT" "finding\twritable-directory\t$t/w/v\tnone\tdirectory above a capability file is writable by its group (mode 0770): its files can be replaced"
+  [ "$(count_lines "$OUT" '^finding	writable-directory')" -eq 2 ] || fail "want each directory once"
+}
+
+# capdelegate(8), audit --all-fs: pseudo and remote mounts are entered too (here an mqueue
+# filesystem, in a mount namespace of the case's own), and a PATH below such a mount is then
+# reached by the walk of the PATH above it: walked and counted once. Without --all-fs the mount
+# is skipped, and that PATH is walked on its own.
+t_audit_all_fs() {
+  need_root; local p t="$CASE_DIR/t"
+  unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+  p=$(std_policy); capfile "$t/a/tool" cap_net_raw=i; mkdir -p "$t/mq"
+  local opt
+  for opt in --all-fs --threads=1; do
+    RC=0
+    # shellcheck disable=SC2016
+    unshare -m sh -c 'mount -t mqueue none "$1/mq" && shift && exec "$@"' sh "$t" \
+      "$BIN" audit "$opt" --config "$p" --confdir "" "$t" "$t/mq" >"$OUT" 2>"$ERR" || RC=$?
+    want_rc 1; cp "$OUT" "$CASE_DIR/out$opt"
+  done
+  want_line "$CASE_DIR/out--all-fs" "# scanned\t3 directories\t1 regular file\t1 capability file\t0 mounts skipped\t0 vanished\t0 errors"
+  want_line "$CASE_DIR/out--threads=1" "# scanned\t3 directories\t1 regular file\t1 capability file\t1 mount skipped\t0 vanished\t0 errors"
+  # the mount alone, skipped below the PATH above it
+  # shellcheck disable=SC2016
+  unshare -m sh -c 'mount -t mqueue none "$1/mq" && shift && exec "$@"' sh "$t" \
+    "$BIN" audit --config "$p" --confdir "" "$t" >"$OUT" 2>"$ERR" || true
+  want_line "$OUT" "# scanned\t2 directories\t1 regular file\t1 capability file\t1 mount skipped\t0 vanished\t0 errors"
 }

@@ -9,7 +9,8 @@ FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import faul
   fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file fault_alloc_processes
   fault_stat_vanished_inner_file audit_reopen_by_name fault_dropin_dir_unlisted
   fault_alloc_dropin_notes fault_print_cut_short valgrind_audit_problems fault_walk_examine_dir
-  fault_walk_cwd_unopened fault_getxattr_errors audit_dir_moved_during_scan)
+  fault_walk_cwd_unopened fault_getxattr_errors audit_dir_moved_during_scan fault_fstat_marks_staged
+  fault_alloc_audit_roots)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -447,4 +448,41 @@ t_audit_dir_moved_during_scan() {
       no_match "$OUT" "^vanished"
     fi
   done
+}
+
+# A file whose status cannot be read through its open descriptor (fstat fails, EIO) is an
+# error naming it, never judged from a guess: marks check, for a marked file and for its
+# directory (exit 2, the other marks checked as usual), and check --staged, for the staged
+# file ("nothing checked", exit 2).
+t_fault_fstat_marks_staged() {
+  need_root; local t="$CASE_DIR/m" m p f
+  capfile "$t/ok" cap_net_raw=i; capfile "$t/sub/f" cap_net_raw=i
+  m=$(printf '%s cap_net_raw=i\n' "$t/ok" "$t/sub/f" | policy marks)
+  CD_FAULT_FSTAT=/sub/f:5 cd_fault marks check --marks "$m"; [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$OUT" "mark\t$t/sub/f\terror\terror\tcap_net_raw=i\t-\tcannot stat: Input/output error"
+  want_line "$OUT" "mark\t$t/ok\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+  CD_FAULT_FSTAT=/sub:5 cd_fault marks check --marks "$m"; [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$OUT" "mark\t$t/sub/f\terror\terror\tcap_net_raw=i\t-\tcannot stat its directory: Input/output error"
+  want_line "$OUT" "mark\t$t/ok\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+  p=$(std_policy); f=$(printf 'bob cap_syslog\n' | policy staged)
+  CD_FAULT_FSTAT=/staged.conf:5 cd_fault check --config "$p" --confdir "" --staged "$f"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$ERR" "capdelegate: $f: cannot stat: Input/output error: nothing checked"
+}
+
+# Each allocation of an audit failing in turn, with every kind of PATH at once: two
+# directories (the second queued after the first), a capability file named itself, a fifo
+# (nothing to walk), a file with a long name (the path grows), and declared marks: the same
+# report, or exit 2 with a message of its own, never a record lost in silence or a crash.
+t_fault_alloc_audit_roots() {
+  need_root; local p t="$CASE_DIR/r" m n long
+  p=$(std_policy); long=$(head -c 150 /dev/zero | tr '\0' l)
+  capfile "$t/a/$long" cap_net_raw=i; capfile "$t/b/tool" cap_net_admin=i; capfile "$t/f" cap_syslog=i
+  mkfifo "$t/fifo"
+  m=$(printf '%s cap_net_raw=i\n' "$t/b/tool" "$t/f" | policy marks)
+  cd_nss audit --threads 1 --config "$p" --confdir "" "$t/fifo" "$t/a"; want_rc 1
+  want_line "$OUT" "# scanned\t1 directory\t1 regular file\t1 capability file\t0 mounts skipped\t0 vanished\t0 errors"
+  n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" --marks "$m" "$t/a" "$t/b" "$t/f" "$t/fifo")
+  echo "audit: $n" >&2
+  want_text "$CASE_DIR/ref" "finding	mark-differs	$t/b/tool	"
 }

@@ -30,6 +30,7 @@
  *   CD_FAULT_STATX=SUFFIX:ERRNO  statx(2) of a file whose path ends in SUFFIX (a descriptor's,
  *                         with AT_EMPTY_PATH, as /proc/self/fd says) fails with ERRNO.
  *   CD_FAULT_FSTATFS=SUFFIX:ERRNO  fstatfs(2) of a descriptor whose path ends in SUFFIX fails.
+ *   CD_FAULT_FSTAT=SUFFIX:ERRNO  fstat(2) of a descriptor whose path ends in SUFFIX fails.
  *   CD_FAULT_GETXATTR=NAME:ERRNO  getxattr(2) and lgetxattr(2) of exactly NAME (the walker's
  *                         bare names too), and fgetxattr(2) of a descriptor whose path ends
  *                         in /NAME, fail with ERRNO.
@@ -373,6 +374,16 @@ int fstatfs(int fd, struct statfs *sfs)
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "fstatfs");
 	return real(fd, sfs);
+}
+
+int fstat(int fd, struct stat *st)
+{
+	static int (*real)(int, struct stat *);
+	if (suffix_fault("CD_FAULT_FSTAT", fd, NULL))
+		return -1;
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fstat");
+	return real(fd, st);
 }
 
 ssize_t getxattr(const char *path, const char *name, void *val, size_t size)

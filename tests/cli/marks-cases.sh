@@ -11,7 +11,7 @@ MARKS_CASES=(
   marks_two_lines_one_path marks_apply_group_writable_dir marks_fp_undeclared_cap
   marks_apply_xattr_dropped marks_xattr_unreadable marks_apply_through_descriptor marks_parent_not_a_directory
   marks_alias_directory_link marks_alias_hard_link marks_apply_write_fails marks_file_unjudged
-  marks_stray_operand marks_apply_stops_out_of_memory
+  marks_stray_operand marks_apply_stops_out_of_memory marks_empty_value marks_alias_two_filesystems
 )
 
 # marks FILE-NAME < text: a root-owned 0644 marks file; prints its path.
@@ -573,4 +573,38 @@ t_marks_apply_stops_out_of_memory() {
   want_line "$ERR" "capdelegate: marks: out of memory"
   [ "$(getcap "$t/b/f")" = "$t/b/f cap_net_admin=i" ] || fail "a later file changed"
   [ "$(getcap "$t/a/f")" = "$t/a/f cap_net_admin=i" ] || fail "the file changed"
+}
+
+# A security.capability value with no bit set (revision 2, all sets empty) grants nothing: on
+# disk "none", as marks check prints it, and the mark differs.
+t_marks_empty_value() {
+  need_root; local t="$CASE_DIR/m" m
+  mkdir -p "$t"; : >"$t/f"; chmod 0755 "$t/f"
+  setfattr -n security.capability -v 0x0000000200000000000000000000000000000000 "$t/f"
+  m=$(printf '%s\n' "$t/f cap_net_raw=i" | marks_file)
+  cd_run marks check --marks "$m"; want_rc 1
+  want_line "$OUT" "mark\t$t/f\tdiffers\tdrift\tcap_net_raw=i\tnone\tfI, fE or rootid differ from the mark"
+}
+
+# Two lines naming one file are found whatever filesystems the other marks are on: hard links
+# on a tmpfs of the case's own and on the case's directory, their marks mixed with others of
+# both (mount namespace of the case's own).
+t_marks_alias_two_filesystems() {
+  need_root; local t="$CASE_DIR/m" m x
+  unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+  for x in a b c d; do capfile "$t/$x" cap_net_raw=i; done; ln "$t/a" "$t/a2"; mkdir -p "$t/tm"
+  m=$(printf '%s cap_net_raw=i\n' "$t/a" "$t/tm/x" "$t/b" "$t/tm/y" "$t/a2" "$t/c" "$t/tm/x2" "$t/tm/z" "$t/d" | marks_file)
+  RC=0
+  # shellcheck disable=SC2016
+  unshare -m sh -c 'mount -t tmpfs -o mode=0755 none "$1/tm" && cd "$1/tm" && : >x && : >y && : >z &&
+    chmod 0755 x y z && ln x x2 && shift && exec "$@"' sh "$t" "$BIN" marks check --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2
+  want_text "$ERR" "$m:5: same file as $m:1 ('$t/a'), a hard link to it"
+  want_text "$ERR" "$m:7: same file as $m:2 ('$t/tm/x'), a hard link to it"
+  want_text "$ERR" "marks file rejected (2 errors)"
+  # memory running out while the message is made (tests/cli/fault.c): still rejected, said
+  m=$(printf '%s cap_net_raw=i\n' "$t/a" "$t/a2" | marks_file m2)
+  CD_FAULT_ASPRINTF="same file as %s:%zu ('%s'), %s: a file is declared once" cd_fault marks check --marks "$m"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$ERR" "capdelegate: error: $m: out of memory: no file changed"; [ ! -s "$OUT" ] || fail "a report"
 }

@@ -453,7 +453,7 @@ t_audit_dir_moved_during_scan() {
 # A file whose status cannot be read through its open descriptor (fstat fails, EIO) is an
 # error naming it, never judged from a guess: marks check, for a marked file and for its
 # directory (exit 2, the other marks checked as usual), and check --staged, for the staged
-# file ("nothing checked", exit 2).
+# file ("nothing checked", exit 2), as is a staged file that cannot be read.
 t_fault_fstat_marks_staged() {
   need_root; local t="$CASE_DIR/m" m p f
   capfile "$t/ok" cap_net_raw=i; capfile "$t/sub/f" cap_net_raw=i
@@ -468,6 +468,10 @@ t_fault_fstat_marks_staged() {
   CD_FAULT_FSTAT=/staged.conf:5 cd_fault check --config "$p" --confdir "" --staged "$f"
   [ -e "$FIRED" ] || fail "no fault"; want_rc 2
   want_line "$ERR" "capdelegate: $f: cannot stat: Input/output error: nothing checked"
+  # ... and one that cannot be read (EIO): never judged on what was read before the error
+  CD_FAULT_READ=/staged.conf:5 cd_fault check --config "$p" --confdir "" --staged "$f"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$ERR" "capdelegate: $f: read error: Input/output error: nothing checked"
 }
 
 # Each allocation of an audit failing in turn, with every kind of PATH at once: two

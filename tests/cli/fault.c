@@ -31,6 +31,7 @@
  *                         with AT_EMPTY_PATH, as /proc/self/fd says) fails with ERRNO.
  *   CD_FAULT_FSTATFS=SUFFIX:ERRNO  fstatfs(2) of a descriptor whose path ends in SUFFIX fails.
  *   CD_FAULT_FSTAT=SUFFIX:ERRNO  fstat(2) of a descriptor whose path ends in SUFFIX fails.
+ *   CD_FAULT_READ=SUFFIX:ERRNO  read(2) of a descriptor whose path ends in SUFFIX fails.
  *   CD_FAULT_GETXATTR=NAME:ERRNO  getxattr(2) and lgetxattr(2) of exactly NAME (the walker's
  *                         bare names too), and fgetxattr(2) of a descriptor whose path ends
  *                         in /NAME, fail with ERRNO.
@@ -384,6 +385,16 @@ int fstat(int fd, struct stat *st)
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "fstat");
 	return real(fd, st);
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	static ssize_t (*real)(int, void *, size_t);
+	if (getenv("CD_FAULT_READ") != NULL && suffix_fault("CD_FAULT_READ", fd, NULL))
+		return -1;
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "read");
+	return real(fd, buf, n);
 }
 
 ssize_t getxattr(const char *path, const char *name, void *val, size_t size)

@@ -360,7 +360,7 @@ int open(const char *path, int flags, ...)
 int statx(int dfd, const char *path, int flags, unsigned int mask, struct statx *stx)
 {
 	static int (*real)(int, const char *, int, unsigned int, struct statx *);
-	if (suffix_fault("CD_FAULT_STATX", (flags & AT_EMPTY_PATH) && (path == NULL || path[0] == '\0') ? dfd : -1, path))
+	if (suffix_fault("CD_FAULT_STATX", (flags & AT_EMPTY_PATH) && path[0] == '\0' ? dfd : -1, path))
 		return -1;
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "statx");

@@ -240,7 +240,8 @@ for s in "${AUDIT_DIFF_SEEDS[@]}"; do eval "t_audit_diff_$s() { audit_diff $s; }
 AUDIT_CASES=(
   audit_dot_names audit_path_forms audit_errors_listed audit_vanished audit_reopen_by_name audit_live_churn
   audit_deep
-  audit_unknown_value audit_threads_option audit_root_below_skipped_mount
+  audit_unknown_value audit_threads_option audit_root_below_skipped_mount audit_no_dtype_fs
+  audit_writable_dir_once audit_all_fs
   "${AUDIT_DIFF_SEEDS[@]/#/audit_diff_}"
 )
 
@@ -277,4 +278,83 @@ t_audit_dot_names() {
   cd_nss audit --config "$p" --confdir "" "$t"; want_rc 1
   want_text "$OUT" "# scanned	2 directories	3 regular files	3 capability files"
   for f in .x ..x .d/..y; do want_text "$OUT" "file	$t/$f	2	"; done
+}
+
+# notype_image DIR: an ext2 filesystem without the filetype feature (its directory entries say
+# DT_UNKNOWN, as some filesystems' do), loop-mounted read-write; prints the mount point
+# (umount it). It holds sub/tool (fI cap_net_raw), plain, a symbolic link and a fifo.
+notype_image() {
+  local d=$1
+  command -v mke2fs >/dev/null || skip "e2fsprogs missing"
+  mkdir -p "$d/mnt"; truncate -s 4M "$d/fs.img"
+  mke2fs -q -t ext2 -O ^filetype -F "$d/fs.img" >&2
+  mount -o loop "$d/fs.img" "$d/mnt" 2>/dev/null || skip "cannot loop-mount an image here"
+  capfile "$d/mnt/sub/tool" cap_net_raw=i; : >"$d/mnt/plain"
+  ln -s sub/tool "$d/mnt/link"; mkfifo "$d/mnt/fifo"
+  echo "$d/mnt"
+}
+
+# A filesystem whose directory entries do not say what they are: the walker asks (fstatat) and
+# walks as anywhere else, the subdirectory entered, the symbolic link not followed. An entry it
+# cannot examine then is an error naming it (exit 2), or vanished when it is gone (ENOENT),
+# and the scan reads the rest either way.
+t_audit_no_dtype_fs() {
+  need_root; local p m; p=$(std_policy)
+  m=$(notype_image "$CASE_DIR/img")
+  cd_nss audit --threads 1 --config "$p" --confdir "" "$m"; local rc1=$RC; cp "$OUT" "$CASE_DIR/plain"
+  CD_FAULT_STATAT=plain:5 cd_fault audit --threads 1 --config "$p" --confdir "" "$m"; local rc2=$RC
+  cp "$OUT" "$CASE_DIR/eio"; [ -e "$FIRED" ] || { umount "$m"; fail "no fault (EIO)"; }
+  CD_FAULT_STATAT=plain:2 cd_fault audit --threads 1 --config "$p" --confdir "" "$m"; local rc3=$RC
+  [ -e "$FIRED" ] || { umount "$m"; fail "no fault (ENOENT)"; }
+  umount "$m"
+  local o; for o in "$CASE_DIR/plain" "$CASE_DIR/eio" "$OUT"; do
+    want_line "$o" "file\t$m/sub/tool\t2\tnone\tcap_net_raw\tno\t-\t-"
+    [ "$(count_lines "$o" '^file')" -eq 1 ] || fail "want one file record in $o"
+  done
+  RC=$rc1; want_rc 1
+  want_line "$CASE_DIR/plain" "# scanned\t3 directories\t2 regular files\t1 capability file\t0 mounts skipped\t0 vanished\t0 errors"
+  RC=$rc2; want_rc 2
+  want_line "$CASE_DIR/eio" "error\t$m/plain\tcannot examine\tEIO\tInput/output error"
+  want_text "$CASE_DIR/eio" "$(printf '\t0 vanished\t1 error')"
+  RC=$rc3; want_rc 1
+  want_line "$OUT" "vanished\t$m/plain"; no_match "$OUT" "^error"
+  want_text "$OUT" "$(printf '\t1 vanished\t0 errors')"
+}
+
+# capdelegate(8), audit FINDINGS: writable-directory is reported once per directory, however
+# many capability files lie below it (here two files in it and one deeper, below a second
+# writable directory: each directory once).
+t_audit_writable_dir_once() {
+  need_root; local p t="$CASE_DIR/t"; p=$(std_policy)
+  capfile "$t/w/a" cap_net_raw=i; capfile "$t/w/b" cap_net_raw=i; capfile "$t/w/v/c" cap_net_raw=i
+  chmod 0777 "$t/w"; chmod 0770 "$t/w/v"
+  cd_nss audit --threads 1 --config "$p" --confdir "" "$t"; want_rc 1
+  want_line "$OUT" "finding\twritable-directory\t$t/w\tnone\tdirectory above a capability file is writable by others (mode 0777): its files can be replaced"
+  want_line "$OUT" "finding\twritable-directory\t$t/w/v\tnone\tdirectory above a capability file is writable by its group (mode 0770): its files can be replaced"
+  [ "$(count_lines "$OUT" '^finding	writable-directory')" -eq 2 ] || fail "want each directory once"
+}
+
+# capdelegate(8), audit --all-fs: pseudo and remote mounts are entered too (here an mqueue
+# filesystem, in a mount namespace of the case's own), and a PATH below such a mount is then
+# reached by the walk of the PATH above it: walked and counted once. Without --all-fs the mount
+# is skipped, and that PATH is walked on its own.
+t_audit_all_fs() {
+  need_root; local p t="$CASE_DIR/t"
+  unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+  p=$(std_policy); capfile "$t/a/tool" cap_net_raw=i; mkdir -p "$t/mq"
+  local opt
+  for opt in --all-fs --threads=1; do
+    RC=0
+    # shellcheck disable=SC2016
+    unshare -m sh -c 'mount -t mqueue none "$1/mq" && shift && exec "$@"' sh "$t" \
+      "$BIN" audit "$opt" --config "$p" --confdir "" "$t" "$t/mq" >"$OUT" 2>"$ERR" || RC=$?
+    want_rc 1; cp "$OUT" "$CASE_DIR/out$opt"
+  done
+  want_line "$CASE_DIR/out--all-fs" "# scanned\t3 directories\t1 regular file\t1 capability file\t0 mounts skipped\t0 vanished\t0 errors"
+  want_line "$CASE_DIR/out--threads=1" "# scanned\t3 directories\t1 regular file\t1 capability file\t1 mount skipped\t0 vanished\t0 errors"
+  # the mount alone, skipped below the PATH above it
+  # shellcheck disable=SC2016
+  unshare -m sh -c 'mount -t mqueue none "$1/mq" && shift && exec "$@"' sh "$t" \
+    "$BIN" audit --config "$p" --confdir "" "$t" >"$OUT" 2>"$ERR" || true
+  want_line "$OUT" "# scanned\t2 directories\t1 regular file\t1 capability file\t1 mount skipped\t0 vanished\t0 errors"
 }

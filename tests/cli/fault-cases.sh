@@ -8,7 +8,9 @@ FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import faul
   fault_strdup_targets fault_import_huge_group audit_descriptor_budget valgrind_import_check
   fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file fault_alloc_processes
   fault_stat_vanished_inner_file audit_reopen_by_name fault_dropin_dir_unlisted
-  fault_alloc_dropin_notes fault_print_cut_short valgrind_audit_problems)
+  fault_alloc_dropin_notes fault_print_cut_short valgrind_audit_problems fault_walk_examine_dir
+  fault_walk_cwd_unopened fault_getxattr_errors audit_dir_moved_during_scan fault_fstat_marks_staged
+  fault_alloc_audit_roots)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -351,4 +353,140 @@ t_valgrind_audit_problems() {
   want_rc 2
   want_text "$OUT" "error${TAB:-	}$CASE_DIR/also-not-there"
   want_text "$OUT" "error${TAB:-	}$CASE_DIR/not-there"
+}
+
+# capdelegate(8), audit: "any other failure (... a directory or file below it that cannot be
+# opened, read or examined) is an error, listed with its path, the operation and the errno":
+# not vanished (only an entry gone when opened is), even with ENOENT, and the rest is read.
+# A directory whose own status cannot be read (statx of its descriptor), a PATH whose
+# filesystem cannot be examined (fstatfs): each an error, the other PATH and directories
+# walked as usual, and no descriptor kept for a directory given up (never more held than
+# unfaulted).
+t_fault_walk_examine_dir() {
+  need_root; local p t="$CASE_DIR/t" n ref
+  p=$(std_policy)
+  for n in 1 2 3; do capfile "$t/a/$n/x/tool" cap_net_raw=i; done; capfile "$t/b/tool" cap_net_raw=i
+  CD_FAULT_MAXFD="$CASE_DIR/maxfd" cd_fault audit --threads 1 --config "$p" --confdir "" "$t"
+  want_rc 1; ref=$(cat "$CASE_DIR/maxfd")
+  want_text "$OUT" "$(printf '# scanned\t9 directories\t4 regular files\t4 capability files\t')"
+  CD_FAULT_MAXFD="$CASE_DIR/maxfd" CD_FAULT_STATX=/x:2 cd_fault audit --threads 1 --config "$p" --confdir "" "$t"
+  [ -e "$FIRED" ] || fail "no fault (statx)"; want_rc 2
+  for n in 1 2 3; do
+    want_line "$OUT" "error\t$t/a/$n/x\tcannot examine directory\tENOENT\tNo such file or directory"
+  done
+  want_line "$OUT" "# scanned\t6 directories\t1 regular file\t1 capability file\t0 mounts skipped\t0 vanished\t3 errors"
+  want_line "$OUT" "file\t$t/b/tool\t2\tnone\tcap_net_raw\tno\t-\t-"; no_match "$OUT" "^vanished"
+  [ "$(cat "$CASE_DIR/maxfd")" -le "$ref" ] || fail "descriptors up to $(cat "$CASE_DIR/maxfd"), $ref unfaulted"
+  CD_FAULT_FSTATFS=/a:2 cd_fault audit --threads 1 --config "$p" --confdir "" "$t/a" "$t/b"
+  [ -e "$FIRED" ] || fail "no fault (fstatfs)"; want_rc 2
+  want_line "$OUT" "error\t$t/a\tcannot examine mount\tENOENT\tNo such file or directory"
+  want_line "$OUT" "# scanned\t1 directory\t1 regular file\t1 capability file\t0 mounts skipped\t0 vanished\t1 error"
+  want_line "$OUT" "file\t$t/b/tool\t2\tnone\tcap_net_raw\tno\t-\t-"; no_match "$OUT" "^vanished"
+}
+
+# Relative PATHs are opened from the working directory the audit started in, also when it
+# cannot hold that directory open (open(".") fails): the same report.
+t_fault_walk_cwd_unopened() {
+  need_root; local p t="$CASE_DIR/t"
+  p=$(std_policy); capfile "$t/sub/tool" cap_net_raw=i; cd "$t"
+  cd_nss audit --threads 1 --config "$p" --confdir "" sub; want_rc 1; cp "$OUT" "$CASE_DIR/ref"
+  want_line "$OUT" "file\tsub/tool\t2\tnone\tcap_net_raw\tno\t-\t-"
+  CD_FAULT_OPEN=.:13 cd_fault audit --threads 1 --config "$p" --confdir "" sub
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 1
+  cmp -s "$OUT" "$CASE_DIR/ref" || fail "another report: $(diff "$CASE_DIR/ref" "$OUT")"
+}
+
+# capdelegate(8), audit: fP, fI and fE are "unknown for a value the kernel will not show",
+# never none. getxattr saying ERANGE (a value longer than any valid one) is such a value, as
+# EINVAL is (revision 1 or malformed): in a directory and as a PATH. Any other failure to read
+# it is an error naming the file.
+t_fault_getxattr_errors() {
+  need_root; local p t="$CASE_DIR/t"
+  p=$(std_policy); capfile "$t/tool" cap_net_raw=i; capfile "$t/other" cap_syslog=i
+  local unknown='0\tunknown\tunknown\tunknown\t-\tvalue not shown by the kernel: revision 1 (applies at exec) or malformed (execve fails)'
+  CD_FAULT_GETXATTR=tool:34 cd_fault audit --threads 1 --config "$p" --confdir "" "$t"
+  [ -e "$FIRED" ] || fail "no fault (directory)"; want_rc 1
+  want_line "$OUT" "file\t$t/tool\t$unknown"; want_text "$OUT" "finding	unreadable	$t/tool	none	"
+  want_line "$OUT" "file\t$t/other\t2\tnone\tcap_syslog\tno\t-\t-"; no_text "$OUT" "gain	alice"
+  CD_FAULT_GETXATTR=$t/tool:34 cd_fault audit --config "$p" --confdir "" "$t/tool"
+  [ -e "$FIRED" ] || fail "no fault (PATH)"; want_rc 1
+  want_line "$OUT" "file\t$t/tool\t$unknown"; want_text "$OUT" "finding	unreadable	$t/tool	none	"
+  CD_FAULT_GETXATTR=tool:5 cd_fault audit --threads 1 --config "$p" --confdir "" "$t"
+  [ -e "$FIRED" ] || fail "no fault (EIO)"; want_rc 2
+  want_line "$OUT" "error\t$t/tool\tcannot read security.capability\tEIO\tInput/output error"
+}
+
+# The walker keeps at most 8 descriptors past its first, and goes back up to a directory it
+# closed through '..' of the one below, checked to be that directory. Here, as it comes back up
+# (the first openat of '..', tests/cli/fault.c's hook), someone moves d5's two subdirectories
+# (the one just read and the one still to read) out of the tree: '..' is no longer d5, which is
+# opened again by its name, and the subdirectory still to read is vanished, never read where it
+# went. Then the same with d5 itself replaced by a new directory: the rest of d5 cannot be
+# read, an error naming it (exit 2), never the new directory read in its place.
+t_audit_dir_moved_during_scan() {
+  need_root; local p t="$CASE_DIR/t" d5 s x
+  p=$(std_policy)
+  for x in 1 2; do
+    rm -rf "$t" "$CASE_DIR/away"; mkdir -p "$CASE_DIR/away"
+    d5=$t/d1/d2/d3/d4/d5
+    for s in a b; do capfile "$d5/$s/x1/x2/x3/x4/x5/x6/x7/tool" cap_net_raw=i; done
+    local hook="cd $t/d1/d2/d3/d4 && mv d5/a d5/b $CASE_DIR/away/"
+    [ "$x" = 1 ] || hook="$hook && mv d5 d5old && mkdir d5 && mkdir d5/a d5/b"
+    CD_FAULT_HOOK="..:$hook" cd_fault audit --threads 1 --config "$p" --confdir "" "$t"
+    [ -e "$FIRED" ] || fail "the hook did not run"
+    [ "$(count_lines "$OUT" '^file')" -eq 1 ] || fail "want the file of the subdirectory read first only"
+    no_text "$OUT" "$CASE_DIR/away"
+    if [ "$x" = 1 ]; then
+      want_rc 1
+      [ "$(count_lines "$OUT" '^vanished')" -eq 1 ] || fail "want the subdirectory not read yet vanished"
+      grep -qxE "vanished	$d5/[ab]" "$OUT" || fail "want $d5/a or b vanished"
+      no_match "$OUT" "^error"
+    else
+      want_rc 2
+      want_line "$OUT" "error\t$d5\tdirectory moved during the scan: the rest of it was not read\tESTALE\tStale file handle"
+      [ "$(count_lines "$OUT" '^error')" -eq 1 ] || fail "want one error"
+      no_match "$OUT" "^vanished"
+    fi
+  done
+}
+
+# A file whose status cannot be read through its open descriptor (fstat fails, EIO) is an
+# error naming it, never judged from a guess: marks check, for a marked file and for its
+# directory (exit 2, the other marks checked as usual), and check --staged, for the staged
+# file ("nothing checked", exit 2), as is a staged file that cannot be read.
+t_fault_fstat_marks_staged() {
+  need_root; local t="$CASE_DIR/m" m p f
+  capfile "$t/ok" cap_net_raw=i; capfile "$t/sub/f" cap_net_raw=i
+  m=$(printf '%s cap_net_raw=i\n' "$t/ok" "$t/sub/f" | policy marks)
+  CD_FAULT_FSTAT=/sub/f:5 cd_fault marks check --marks "$m"; [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$OUT" "mark\t$t/sub/f\terror\terror\tcap_net_raw=i\t-\tcannot stat: Input/output error"
+  want_line "$OUT" "mark\t$t/ok\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+  CD_FAULT_FSTAT=/sub:5 cd_fault marks check --marks "$m"; [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$OUT" "mark\t$t/sub/f\terror\terror\tcap_net_raw=i\t-\tcannot stat its directory: Input/output error"
+  want_line "$OUT" "mark\t$t/ok\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+  p=$(std_policy); f=$(printf 'bob cap_syslog\n' | policy staged)
+  CD_FAULT_FSTAT=/staged.conf:5 cd_fault check --config "$p" --confdir "" --staged "$f"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$ERR" "capdelegate: $f: cannot stat: Input/output error: nothing checked"
+  # ... and one that cannot be read (EIO): never judged on what was read before the error
+  CD_FAULT_READ=/staged.conf:5 cd_fault check --config "$p" --confdir "" --staged "$f"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$ERR" "capdelegate: $f: read error: Input/output error: nothing checked"
+}
+
+# Each allocation of an audit failing in turn, with every kind of PATH at once: two
+# directories (the second queued after the first), a capability file named itself, a fifo
+# (nothing to walk), a file with a long name (the path grows), and declared marks: the same
+# report, or exit 2 with a message of its own, never a record lost in silence or a crash.
+t_fault_alloc_audit_roots() {
+  need_root; local p t="$CASE_DIR/r" m n long
+  p=$(std_policy); long=$(head -c 150 /dev/zero | tr '\0' l)
+  capfile "$t/a/$long" cap_net_raw=i; capfile "$t/b/tool" cap_net_admin=i; capfile "$t/f" cap_syslog=i
+  mkfifo "$t/fifo"
+  m=$(printf '%s cap_net_raw=i\n' "$t/b/tool" "$t/f" | policy marks)
+  cd_nss audit --threads 1 --config "$p" --confdir "" "$t/fifo" "$t/a"; want_rc 1
+  want_line "$OUT" "# scanned\t1 directory\t1 regular file\t1 capability file\t0 mounts skipped\t0 vanished\t0 errors"
+  n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" --marks "$m" "$t/a" "$t/b" "$t/f" "$t/fifo")
+  echo "audit: $n" >&2
+  want_text "$CASE_DIR/ref" "finding	mark-differs	$t/b/tool	"
 }

@@ -10,7 +10,8 @@ MARKS_CASES=(
   audit_marks_findings audit_fp_bypass marks_manpage_example
   marks_two_lines_one_path marks_apply_group_writable_dir marks_fp_undeclared_cap
   marks_apply_xattr_dropped marks_xattr_unreadable marks_apply_through_descriptor marks_parent_not_a_directory
-  marks_alias_directory_link marks_alias_hard_link
+  marks_alias_directory_link marks_alias_hard_link marks_apply_write_fails marks_file_unjudged
+  marks_stray_operand marks_apply_stops_out_of_memory marks_empty_value marks_alias_two_filesystems
 )
 
 # marks FILE-NAME < text: a root-owned 0644 marks file; prints its path.
@@ -217,7 +218,18 @@ m/x cap_net_raw=i|path is not absolute: 'm/x'
 /m/x#y cap_net_raw=i|'#' in path
 /m/x cap_net_raw#=i|'#' in capability text
 /m/x cap_net_raw=i\000|NUL byte in line
+/m/x none=i|no capability named: 'none=i'
+/m/x cap_net_raw=i=|libcap cannot read this capability text: 'cap_net_raw=i='
+/m/x cap_net_raw+=i|libcap cannot read this capability text: 'cap_net_raw+=i'
 CASES
+  # A path of PATH_MAX bytes or more names no file.
+  m=$(printf '%s\n' "$t/ep cap_net_raw=i" "/$(head -c 4095 /dev/zero | tr '\0' a) cap_net_raw=i" | marks_file pathmax)
+  cd_run marks check --marks "$m"; want_rc 2; want_text "$ERR" "$m:2: path longer than PATH_MAX: '/aaa"
+  # Blanks before the path and a DOS line end (CR LF) are read past: the line is the mark.
+  m=$(printf ' \t%s\r\n' "$t/ok cap_net_raw=i" "$t/ep cap_net_raw=i" | marks_file dos)
+  cd_run marks check --marks "$m"; want_rc 1
+  want_line "$OUT" "mark\t$t/ok\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+  want_line "$OUT" "mark\t$t/ep\tdiffers\tdrift\tcap_net_raw=i\tcap_net_raw=ep\tfI, fE or rootid differ from the mark"
   # A duplicate path (written with an escape): the later line names the first.
   m=$(printf '%s\n' "$t/ep cap_net_raw=i" '/m/a\040b cap_net_raw=i' '/m/c cap_net_raw=i' \
       '/m/a\040b cap_net_admin=i' | marks_file dup)
@@ -483,4 +495,116 @@ t_marks_alias_hard_link() {
   p=$(std_policy)
   cd_nss audit --config "$p" --marks "$m" "$r/ok"; want_rc 2
   want_text "$ERR" "$m:3: same file as $m:1 ('$r/sbin/tool')"
+}
+
+# capdelegate(8), marks apply: a file that cannot be fixed is an error (exit 2) said once on
+# standard error; what could not be done first is not followed by another change to that
+# file. Removing the setuid bit fails (a read-only mount): its capabilities are not written
+# either. Writing the capabilities fails (the shim's cap_set_fd, EIO) after the setuid bit was
+# removed: one error, the file not read again as if it had been written.
+t_marks_apply_write_fails() {
+  need_root; local t="$CASE_DIR/m" m
+  unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+  capfile "$t/suid" cap_net_admin=i; chmod 4755 "$t/suid"
+  m=$(printf '%s\n' "$t/suid cap_net_raw=i nosuid" | marks_file)
+  RC=0
+  # shellcheck disable=SC2016
+  unshare -m sh -c 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"' sh "$t" \
+    "$BIN" marks apply --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2
+  want_line "$ERR" "capdelegate: error: $t/suid: cannot remove the setuid/setgid bits: Read-only file system"
+  [ "$(count_lines "$ERR" .)" -eq 1 ] || fail "want one message"
+  [ "$(getcap "$t/suid")" = "$t/suid cap_net_admin=i" ] || fail "capabilities changed"
+  shim_run MARKS_SHIM_SETFAIL=5 marks apply --marks "$m"; want_rc 2
+  want_line "$OUT" "$t/suid: removed setuid (mode 4755 -> 0755)"
+  want_line "$ERR" "capdelegate: error: $t/suid: cannot set cap_net_raw=i: Input/output error"
+  [ "$(count_lines "$ERR" .)" -eq 1 ] || fail "want one message"
+  [ "$(getcap "$t/suid")" = "$t/suid cap_net_admin=i" ] || fail "capabilities changed"
+}
+
+# Files a mark cannot be judged on, each its own state, the others checked as usual: a
+# directory (not a regular file), a file of a pseudo filesystem (a bind mount of one of
+# /proc's), and a file or a directory above it that cannot be opened (EIO, tests/cli/fault.c):
+# errors (exit 2), never "missing" (only ENOENT is).
+t_marks_file_unjudged() {
+  need_root; local t="$CASE_DIR/m" m
+  unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+  capfile "$t/ok" cap_net_raw=i; mkdir -p "$t/dir"; : >"$t/proc"; chmod 0755 "$t/proc"
+  capfile "$t/sub/f" cap_net_raw=i
+  m=$(printf '%s cap_net_raw=i\n' "$t/ok" "$t/dir" "$t/proc" "$t/sub/f" | marks_file)
+  RC=0
+  # shellcheck disable=SC2016
+  unshare -m sh -c 'mount --bind /proc/version "$1" && shift && exec "$@"' sh "$t/proc" \
+    "$BIN" marks check --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2
+  want_line "$OUT" "mark\t$t/ok\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+  want_line "$OUT" "mark\t$t/dir\trefused\terror\tcap_net_raw=i\t-\tis not a regular file: not changed"
+  want_line "$OUT" "mark\t$t/proc\trefused\terror\tcap_net_raw=i\t-\t$t/proc is on a pseudo filesystem: procfs: not changed"
+  want_line "$OUT" "mark\t$t/sub/f\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+  CD_FAULT_OPENAT=f:5 cd_fault marks check --marks "$m"; want_rc 2
+  want_line "$OUT" "mark\t$t/sub/f\terror\terror\tcap_net_raw=i\t-\tcannot open: Input/output error"
+  want_line "$OUT" "mark\t$t/ok\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+  CD_FAULT_OPENAT=sub:5 cd_fault marks check --marks "$m"; want_rc 2
+  want_line "$OUT" "mark\t$t/sub/f\terror\terror\tcap_net_raw=i\t-\tcannot open its directory: Input/output error"
+  want_line "$OUT" "mark\t$t/ok\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+}
+
+# marks check and apply take no operand (a path named there would be ignored in silence) and
+# no unknown option: usage, exit 2, no file read or changed.
+t_marks_stray_operand() {
+  need_root; local t="$CASE_DIR/m" m
+  capfile "$t/f" cap_net_admin=i; m=$(printf '%s\n' "$t/f cap_net_raw=i" | marks_file)
+  cd_run marks check --marks "$m" "$t/f"; want_rc 2; want_text "$ERR" "usage: capdelegate marks check"
+  [ ! -s "$OUT" ] || fail "a report"
+  cd_run marks apply --marks "$m" "$t/f"; want_rc 2; want_text "$ERR" "usage: capdelegate marks"
+  cd_run marks apply --bogus --marks "$m"; want_rc 2; want_text "$ERR" "usage: capdelegate marks"
+  [ "$(getcap "$t/f")" = "$t/f cap_net_admin=i" ] || fail "applied"
+}
+
+# Memory running out while apply examines a file (its directory's name cannot be copied):
+# an error, exit 2, and apply stops there: no later file is changed either.
+t_marks_apply_stops_out_of_memory() {
+  need_root; local t="$CASE_DIR/m" m
+  capfile "$t/a/f" cap_net_admin=i; capfile "$t/b/f" cap_net_admin=i
+  m=$(printf '%s cap_net_raw=i\n' "$t/a/f" "$t/b/f" | marks_file)
+  # the first copy is the check that no two lines name one file, the second apply's
+  CD_FAULT_STRDUP=$t/a CD_FAULT_NTH=2 cd_fault marks apply --marks "$m"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$ERR" "capdelegate: marks: out of memory"
+  [ "$(getcap "$t/b/f")" = "$t/b/f cap_net_admin=i" ] || fail "a later file changed"
+  [ "$(getcap "$t/a/f")" = "$t/a/f cap_net_admin=i" ] || fail "the file changed"
+}
+
+# A security.capability value with no bit set (revision 2, all sets empty) grants nothing: on
+# disk "none", as marks check prints it, and the mark differs.
+t_marks_empty_value() {
+  need_root; local t="$CASE_DIR/m" m
+  mkdir -p "$t"; : >"$t/f"; chmod 0755 "$t/f"
+  setfattr -n security.capability -v 0x0000000200000000000000000000000000000000 "$t/f"
+  m=$(printf '%s\n' "$t/f cap_net_raw=i" | marks_file)
+  cd_run marks check --marks "$m"; want_rc 1
+  want_line "$OUT" "mark\t$t/f\tdiffers\tdrift\tcap_net_raw=i\tnone\tfI, fE or rootid differ from the mark"
+}
+
+# Two lines naming one file are found whatever filesystems the other marks are on: hard links
+# on a tmpfs of the case's own and on the case's directory, their marks mixed with others of
+# both (mount namespace of the case's own).
+t_marks_alias_two_filesystems() {
+  need_root; local t="$CASE_DIR/m" m x
+  unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+  for x in a b c d; do capfile "$t/$x" cap_net_raw=i; done; ln "$t/a" "$t/a2"; mkdir -p "$t/tm"
+  m=$(printf '%s cap_net_raw=i\n' "$t/a" "$t/tm/x" "$t/b" "$t/tm/y" "$t/a2" "$t/c" "$t/tm/x2" "$t/tm/z" "$t/d" | marks_file)
+  RC=0
+  # shellcheck disable=SC2016
+  unshare -m sh -c 'mount -t tmpfs -o mode=0755 none "$1/tm" && cd "$1/tm" && : >x && : >y && : >z &&
+    chmod 0755 x y z && ln x x2 && shift && exec "$@"' sh "$t" "$BIN" marks check --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2
+  want_text "$ERR" "$m:5: same file as $m:1 ('$t/a'), a hard link to it"
+  want_text "$ERR" "$m:7: same file as $m:2 ('$t/tm/x'), a hard link to it"
+  want_text "$ERR" "marks file rejected (2 errors)"
+  # memory running out while the message is made (tests/cli/fault.c): still rejected, said
+  m=$(printf '%s cap_net_raw=i\n' "$t/a" "$t/a2" | marks_file m2)
+  CD_FAULT_ASPRINTF="same file as %s:%zu ('%s'), %s: a file is declared once" cd_fault marks check --marks "$m"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$ERR" "capdelegate: error: $m: out of memory: no file changed"; [ ! -s "$OUT" ] || fail "a report"
 }

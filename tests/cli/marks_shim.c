@@ -8,6 +8,7 @@
  *    on DECOY, a write through the checked descriptor on the file that was judged.
  *  - $MARKS_SHIM_GETFAIL=ERRNO: cap_get_fd fails with ERRNO (EIO: a disk that cannot be read),
  *    which is neither "no value" (ENODATA) nor "a value the kernel will not show" (EINVAL).
+ *  - $MARKS_SHIM_SETFAIL=ERRNO: cap_set_fd fails with ERRNO and writes nothing.
  * Deterministic, so no race has to be won for the test to mean something.
  */
 #define _GNU_SOURCE
@@ -25,6 +26,10 @@ int cap_set_fd(int fd, cap_t caps)
 	static int (*real)(int, cap_t);
 	if (getenv("MARKS_SHIM_DROP") != NULL)
 		return 0;
+	if (getenv("MARKS_SHIM_SETFAIL") != NULL) {
+		errno = atoi(getenv("MARKS_SHIM_SETFAIL"));
+		return -1;
+	}
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "cap_set_fd");
 	return real(fd, caps);

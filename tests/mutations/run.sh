@@ -46,7 +46,8 @@ W="$MUT" SRC="$MUT/src" BLD="$MUT/build"
 JOBS="${MUTATE_JOBS:-$(nproc)}"
 # Built for the tests below; the sanitizer and valgrind variants are left out for speed: a bug
 # the plain test misses, they miss too.
-PROGS=(tests/unit/test_policy tests/unit/test_load tests/unit/test_manpage tests/unit/test_dlopen)
+PROGS=(tests/unit/test_policy tests/unit/test_load tests/unit/test_manpage tests/unit/test_dlopen
+  tests/unit/test_marks)
 STACK=(tests/stack/stack.sh tests/stack/module.sh)
 # A mutant may loop forever: a check that runs out of time fails (kills it). The coverage run
 # multiplies these (a build with --coverage at -O0 is slower, and a check cut short by a

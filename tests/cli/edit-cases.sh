@@ -820,38 +820,35 @@ SH
   # a FIFO at the lock's name: not a lock this command can use (opened without hanging)
   mkfifo "$L"
   RC=0; EDITOR="$ED" timeout 10 "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
-  want_rc 2; want_line "$ERR" "capdelegate: edit: $L: cannot use as the lock: nothing edited"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $L: cannot use as the lock: nothing edited"
   [ -p "$L" ] || fail "another's FIFO removed"; rm "$L"
   # the lock held (flock) by a process that wrote no pid in it: refused, naming the lock
   : >"$L"
   exec 9<"$L"; flock -n 9 || fail "cannot take the lock for the test"
   cd_edit; exec 9<&-
-  want_rc 2; want_line "$ERR" "capdelegate: edit: $P is being edited (another edit holds $L): try again when that edit ends"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $P is being edited (another edit holds $L): try again when that edit ends"
   [ -e "$L" ] || fail "the held lock file removed"; rm "$L"
   # flock fails (ENOLCK: no locks available on this filesystem)
   CD_FAULT_FLOCK=37 fault_edit
   [ -e "$FIRED" ] || fail "no fault at line $LINENO"
-  want_rc 2; want_line "$ERR" "capdelegate: edit: $L: cannot lock: $(python3 -c 'import os; print(os.strerror(37))')"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $L: cannot lock: $(python3 -c 'import os; print(os.strerror(37))')"
   rm -f "$L"
   # the lock taken, but the pid cannot be written in it: nothing goes on, the lock removed
   CD_FAULT_FTRUNCATE=5 fault_edit
   [ -e "$FIRED" ] || fail "no fault at line $LINENO"
-  want_rc 2; want_line "$ERR" "capdelegate: edit: $L: cannot write: Input/output error"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $L: cannot write: Input/output error"
   [ ! -e "$L" ] || fail "the lock left behind"
   # the lock file at the name is never the one locked (replaced after each open: here its
   # fstatat fails): given up after some tries, said
   CD_FAULT_STATAT=.capdelegate.conf.lock:2 fault_edit
   [ -e "$FIRED" ] || fail "no fault at line $LINENO"
-  want_rc 2; want_line "$ERR" "capdelegate: edit: $L: kept changing while it was locked: nothing edited"
-  [ "$(wc -l <"$ERR")" -eq 1 ] || fail "more than the lock's error said: $(cat "$ERR")"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $L: kept changing while it was locked: nothing edited"
   rm -f "$L"
   # a killed edit's copy left behind that cannot be removed (a mount point: EBUSY)
   : >"$CASE_DIR/etc/.capdelegate.conf.edit"; : >"$CASE_DIR/mounted"
   mount --bind "$CASE_DIR/mounted" "$CASE_DIR/etc/.capdelegate.conf.edit"
   cd_edit; umount "$CASE_DIR/etc/.capdelegate.conf.edit"
-  want_rc 2
-  [ "$(cat "$ERR")" = "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.edit: cannot remove a killed edit's leftover: Device or resource busy" ] ||
-    fail "want the one error: $(cat "$ERR")"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.edit: cannot remove a killed edit's leftover: Device or resource busy"
   rm "$CASE_DIR/etc/.capdelegate.conf.edit"
   [ ! -e "$CASE_DIR/never.args" ] || fail "the editor ran"
   same_file "$P" "$before"; no_leftovers
@@ -870,7 +867,7 @@ SH
 )
   CD_FAULT_OPENAT=.capdelegate.conf.edit:13 fault_edit
   [ -e "$FIRED" ] || fail "no fault at line $LINENO"
-  want_rc 2; want_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.edit: cannot create the copy: Permission denied"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.edit: cannot create the copy: Permission denied"
   [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran without a copy"
   same_file "$P" "$before"; no_leftovers
   for spec in "CD_FAULT_OPENAT=.capdelegate.conf.new:28|cannot create: No space left on device" \
@@ -880,7 +877,7 @@ SH
               "CD_FAULT_CLOSE=/.capdelegate.conf.new:5|cannot write: $eio"; do
     export "${spec%%|*}"; fault_edit; unset "${spec%%=*}"
     [ -e "$FIRED" ] || fail "no fault: ${spec%%|*}"
-    want_rc 2; want_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.new: ${spec#*|}"
+    want_rc 2; one_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.new: ${spec#*|}"
     no_text "$OUT" "installed"
     same_file "$P" "$before"; no_leftovers
   done
@@ -917,13 +914,13 @@ printf 'bob cap_kill\n' >>"$f"
 SH
 )
   cd_edit; want_rc 2
-  want_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.edit: cannot write the copy: No space left on device"
+  one_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.edit: cannot write the copy: No space left on device"
   [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran on a copy not written"
   same_file "$P" "$before"; no_leftovers
   { printf 'alice cap_net_raw\n'; head -c 400000 /dev/zero | tr '\0' '#' | fold -w 99; echo; } >"$P"
   before=$(snap "$P")
   cd_edit; want_rc 2
-  want_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.new: cannot write: No space left on device"
+  one_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.new: cannot write: No space left on device"
   [ -e "$CASE_DIR/put.args" ] || fail "the editor did not run"
   no_text "$OUT" "installed"; same_file "$P" "$before"; no_leftovers
   # the installed file examined again after the editor ran, and that fails (not "no such
@@ -931,13 +928,13 @@ SH
   printf 'alice cap_net_raw\n' >"$P"; before=$(snap "$P")
   CD_FAULT_STATAT=capdelegate.conf:5 CD_FAULT_STATAT_NTH=2 fault_edit
   [ -e "$FIRED" ] || fail "no fault at line $LINENO"
-  want_rc 2; want_line "$ERR" "capdelegate: edit: $P: cannot stat: Input/output error"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $P: cannot stat: Input/output error"
   [ "$(wc -l <"$CASE_DIR/put.args")" -eq 2 ] || fail "the editor did not run"
   no_text "$OUT" "installed"; same_file "$P" "$before"; no_leftovers
   # a FIFO where the policy file is: not copied (never a hang), nothing made
   rm "$P"; mkfifo -m 0644 "$P"
   RC=0; EDITOR="$ED" timeout 10 "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
-  want_rc 2; want_line "$ERR" "capdelegate: edit: $P: not a regular file"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $P: not a regular file"
   [ -p "$P" ] || fail "the FIFO replaced"
   [ "$(wc -l <"$CASE_DIR/put.args")" -eq 2 ] || fail "the editor ran on a FIFO's copy"
   no_leftovers

@@ -8,7 +8,8 @@ EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   edit_broken_left_untouched edit_changed_meanwhile edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
   edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails edit_too_large
   check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change
-  fault_edit_stat_and_lock fault_edit_lock_fails fault_edit_install_fails edit_disk_full)
+  fault_edit_stat_and_lock fault_edit_lock_fails fault_edit_install_fails edit_disk_full
+  edit_usage_and_system_errors)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -938,4 +939,46 @@ SH
   [ -p "$P" ] || fail "the FIFO replaced"
   [ "$(wc -l <"$CASE_DIR/put.args")" -eq 2 ] || fail "the editor ran on a FIFO's copy"
   no_leftovers
+}
+
+# capdelegate(8), edit: exit 2, nothing edited, for a bad option or a second NAME (the usage
+# said), for memory that runs out while the editor is looked for in $PATH, and 2 too, the file
+# left untouched, when the policy cannot be read to judge the edit (a drop-in's read fails: a
+# system error, not the text's fault). A wait for the editor that fails (SIGCHLD ignored by
+# whoever started edit: the kernel reaps the editor, its status is lost) installs nothing: exit
+# 1, untouched, as for an editor that failed.
+t_edit_usage_and_system_errors() {
+  need_root; policy_dir; local before
+  before=$(snap "$P")
+  ED=$(editor put <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  cd_edit --bogus; want_rc 2; want_text "$ERR" "usage: capdelegate edit"
+  cd_edit a b; want_rc 2; want_text "$ERR" "usage: capdelegate edit"
+  [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran"
+  # a bare editor name is looked for in $PATH: the path built for it cannot be
+  mkdir -p "$CASE_DIR/bin"; cp "$ED" "$CASE_DIR/bin/put-editor"
+  PATH="$CASE_DIR/bin:$PATH" CD_FAULT_ASPRINTF='%s/%s' EDITOR=put-editor VISUAL="" SUDO_EDITOR="" \
+    cd_fault edit --config "$P" --confdir "$D" </dev/null
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: out of memory: nothing edited"
+  [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran"
+  same_file "$P" "$before"; no_leftovers
+  # the policy cannot be read for the judgement: a drop-in cannot be opened
+  printf 'carol cap_kill\n' >"$D/10-x.conf"; chmod 0644 "$D/10-x.conf"
+  CD_FAULT_OPENAT=10-x.conf:5 fault_edit
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; want_text "$ERR" "$D/10-x.conf"
+  want_line "$ERR" "capdelegate: edit: $P left untouched: the policy could not be read (said above)"
+  [ "$(wc -l <"$CASE_DIR/put.args")" -eq 1 ] || fail "the editor did not run"
+  no_text "$OUT" "installed"; same_file "$P" "$before"; no_leftovers
+  # SIGCHLD ignored (inherited through exec): the editor's status cannot be had
+  nss_env; RC=0
+  env "${NSSENV[@]}" EDITOR="$ED" VISUAL="" SUDO_EDITOR="" python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])' \
+    "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 1; want_text "$ERR" "$P left untouched"
+  [ "$(wc -l <"$CASE_DIR/put.args")" -eq 2 ] || fail "the editor did not run"
+  no_text "$OUT" "installed"; same_file "$P" "$before"; no_leftovers
 }

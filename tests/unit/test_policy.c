@@ -1250,6 +1250,44 @@ static void test_escape_winbind_could_mean_literally(void **state)
 	free(text);
 }
 
+/* cd_log.h: a name or path is shown "at most @max bytes ('...' marks a cut)" in @outsize
+ * bytes; an output of no room is left alone. cd_cap_name: NULL for a number that is no
+ * capability. cd_parse_caps: an empty field is a missing one. A short name (cap_bpf, 7 bytes)
+ * repeated on later lines is the same capability each time. */
+static void test_cuts_bounds_and_short_names(void **state)
+{
+	(void)state;
+	char form[64];
+	cd_name_form(form, sizeof(form), "abcdefghij", 4);
+	assert_string_equal(form, "abcd...");
+	cd_path_form(form, 12, "/abcdefghijkl", 100);
+	assert_string_equal(form, "/abcdefg...");
+	cd_name_form(form, 3, "abc", 100);	/* no room for a cut's "..." either */
+	assert_string_equal(form, "");
+	cd_name_form(form, 4, "abcdef", 100);	/* room for the "..." alone */
+	assert_string_equal(form, "...");
+	memset(form, 'x', sizeof(form));
+	cd_name_form(form, 0, "abc", 100);
+	cd_path_form(form, 0, "/abc", 100);
+	cd_quote(form, 0, "abc", 3, 100);
+	assert_int_equal(form[0], 'x');
+	assert_null(cd_cap_name(-1));
+	assert_null(cd_cap_name(64));
+	assert_string_equal(cd_cap_name(CAP_KILL), "cap_kill");
+	cd_capmask m = 1;
+	const char *why = NULL;
+	assert_int_equal(cd_parse_caps("", 0, &m, &why), -1);
+	assert_string_equal(why, "missing capabilities field");
+	assert_int_equal(cd_parse_caps("  # x", 5, &m, &why), -1);
+	assert_string_equal(why, "missing capabilities field");
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "alice cap_bpf\nbob cap_bpf\ncarol cap_kill, cap_bpf, cap_bpf\n"), CD_POLICY_OK);
+	assert_true(resolve_for(&pol, "alice", NULL, NULL, NULL) == BIT(CAP_BPF));
+	assert_true(resolve_for(&pol, "bob", NULL, NULL, NULL) == BIT(CAP_BPF));
+	assert_true(resolve_for(&pol, "carol", NULL, NULL, NULL) == (BIT(CAP_BPF) | BIT(CAP_KILL)));
+	cd_policy_free(&pol);
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-unit") < 0)
@@ -1303,6 +1341,7 @@ int main(void)
 		cmocka_unit_test_setup(test_group_names_case_sensitive, setup),
 		cmocka_unit_test_setup(test_escape_above_377_plain_backslash, setup),
 		cmocka_unit_test_setup(test_escape_winbind_could_mean_literally, setup),
+		cmocka_unit_test_setup(test_cuts_bounds_and_short_names, setup),
 	};
 	int rc = cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 	char *cmd;

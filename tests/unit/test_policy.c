@@ -1253,7 +1253,8 @@ static void test_escape_winbind_could_mean_literally(void **state)
 /* cd_log.h: a name or path is shown "at most @max bytes ('...' marks a cut)" in @outsize
  * bytes; an output of no room is left alone. cd_cap_name: NULL for a number that is no
  * capability. cd_parse_caps: an empty field is a missing one. A short name (cap_bpf, 7 bytes)
- * repeated on later lines is the same capability each time. */
+ * repeated on later lines is the same capability each time. A name with a final '$' is at
+ * most CD_MAX_NAME_LEN bytes, the '$' counted. */
 static void test_cuts_bounds_and_short_names(void **state)
 {
 	(void)state;
@@ -1286,6 +1287,17 @@ static void test_cuts_bounds_and_short_names(void **state)
 	assert_true(resolve_for(&pol, "bob", NULL, NULL, NULL) == BIT(CAP_BPF));
 	assert_true(resolve_for(&pol, "carol", NULL, NULL, NULL) == (BIT(CAP_BPF) | BIT(CAP_KILL)));
 	cd_policy_free(&pol);
+	/* a final '$' counts in the name's limit (CD_MAX_NAME_LEN bytes): one past it is no name */
+	char line[CD_MAX_NAME_LEN + 32];
+	memset(line, 'a', CD_MAX_NAME_LEN - 1);
+	strcpy(line + CD_MAX_NAME_LEN - 1, "$ cap_kill\n");
+	assert_int_equal(load(&pol, line), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 1);
+	assert_int_equal(strlen(pol.rules[0].name), CD_MAX_NAME_LEN);
+	cd_policy_free(&pol);
+	memset(line, 'a', CD_MAX_NAME_LEN);
+	strcpy(line + CD_MAX_NAME_LEN, "$ cap_kill\n");
+	expect_rejected(line, 1, "bad subject (a user name, @group or *)");
 }
 
 int main(void)

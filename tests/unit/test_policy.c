@@ -1298,6 +1298,12 @@ static void test_cuts_bounds_and_short_names(void **state)
 	memset(line, 'a', CD_MAX_NAME_LEN);
 	strcpy(line + CD_MAX_NAME_LEN, "$ cap_kill\n");
 	expect_rejected(line, 1, "bad subject (a user name, @group or *)");
+	/* the same, every byte written as an escape (\141 is 'a') */
+	char escaped[4 * CD_MAX_NAME_LEN + 32];
+	for (int i = 0; i < CD_MAX_NAME_LEN; i++)
+		memcpy(escaped + 4 * i, "\\141", 4);
+	strcpy(escaped + 4 * CD_MAX_NAME_LEN, "$ cap_kill\n");
+	expect_rejected(escaped, 1, "bad subject (a user name, @group or *)");
 }
 
 int main(void)

@@ -1254,7 +1254,7 @@ static void test_escape_winbind_could_mean_literally(void **state)
  * bytes; an output of no room is left alone. cd_cap_name: NULL for a number that is no
  * capability. cd_parse_caps: an empty field is a missing one. A short name (cap_bpf, 7 bytes)
  * repeated on later lines is the same capability each time. A name with a final '$' is at
- * most CD_MAX_NAME_LEN bytes, the '$' counted. */
+ * most CD_MAX_NAME_LEN bytes, the '$' counted. A user's groups are looked up once. */
 static void test_cuts_bounds_and_short_names(void **state)
 {
 	(void)state;
@@ -1304,6 +1304,12 @@ static void test_cuts_bounds_and_short_names(void **state)
 		memcpy(escaped + 4 * i, "\\141", 4);
 	strcpy(escaped + 4 * CD_MAX_NAME_LEN, "$ cap_kill\n");
 	expect_rejected(escaped, 1, "bad subject (a user name, @group or *)");
+	/* groups already loaded (cd_policy.h: groups_loaded) are not looked up again */
+	const char *groups[] = { "g1", NULL };
+	struct cd_user u = make_user("no-such-user-anywhere", groups);
+	assert_int_equal(cd_user_load_groups(&u, NULL), 0);
+	assert_int_equal(u.ngroups, 1);
+	assert_string_equal(u.groups[0], "g1");
 }
 
 int main(void)

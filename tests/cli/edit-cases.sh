@@ -801,10 +801,11 @@ SH
   same_file "$P" "$before"; no_leftovers
 }
 
-# fault_edit ARGS...: edit with the scripted editor $ED under tests/cli/fault.c (cd_fault), the
-# policy of policy_dir, stdin not a terminal; the fault chosen by CD_FAULT_* in the environment.
+# fault_edit: edit the main file with the scripted editor $ED under tests/cli/fault.c
+# (cd_fault), the policy of policy_dir, stdin not a terminal; the fault chosen by CD_FAULT_* in
+# the environment.
 fault_edit() {
-  EDITOR="$ED" VISUAL="" SUDO_EDITOR="" cd_fault edit --config "$P" --confdir "$D" "$@" </dev/null
+  EDITOR="$ED" VISUAL="" SUDO_EDITOR="" cd_fault edit --config "$P" --confdir "$D" </dev/null
 }
 
 # capdelegate(8), edit: the lock that cannot be had (another's lock file at the name, a lock

@@ -450,7 +450,7 @@ static int list_dropins(struct parser *p, int fd, char ***names, size_t *n)
 		rc = -1;	/* readdir failed: a drop-in unread is a policy half read */
 	int saved = errno;
 	closedir(d);
-	if (rc == 0)
+	if (rc == 0 && *n > 1)	/* an empty directory: *names is NULL, which qsort may not get */
 		qsort(*names, *n, sizeof(**names), by_bytes);
 	errno = saved;
 	return rc;

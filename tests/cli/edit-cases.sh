@@ -8,7 +8,8 @@ EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   edit_broken_left_untouched edit_changed_meanwhile edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
   edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails edit_too_large
   check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change
-  fault_edit_stat_and_lock)
+  fault_edit_stat_and_lock fault_edit_lock_fails fault_edit_install_fails edit_disk_full
+  edit_usage_and_system_errors)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -798,4 +799,187 @@ SH
   [ "$(wc -l <"$ERR")" -eq 1 ] || fail "more than the lock's error said: $(cat "$ERR")"
   [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran without the lock written"
   same_file "$P" "$before"; no_leftovers
+}
+
+# fault_edit: edit the main file with the scripted editor $ED under tests/cli/fault.c
+# (cd_fault), the policy of policy_dir, stdin not a terminal; the fault chosen by CD_FAULT_* in
+# the environment.
+fault_edit() {
+  EDITOR="$ED" VISUAL="" SUDO_EDITOR="" cd_fault edit --config "$P" --confdir "$D" </dev/null
+}
+
+# capdelegate(8), edit: the lock that cannot be had (another's lock file at the name, a lock
+# held by a process that wrote no pid, flock itself failing, a lock file that keeps being
+# replaced) and a killed edit's leftover that cannot be removed each stop the edit before the
+# editor runs: exit 2, said once by name, the policy as it was, another's file left in place.
+t_fault_edit_lock_fails() {
+  need_root; policy_dir; local before L="$CASE_DIR/etc/.capdelegate.conf.lock"
+  before=$(snap "$P")
+  ED=$(editor never <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  # a FIFO at the lock's name: not a lock this command can use (opened without hanging)
+  mkfifo "$L"
+  RC=0; EDITOR="$ED" timeout 10 "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $L: cannot use as the lock: nothing edited"
+  [ -p "$L" ] || fail "another's FIFO removed"; rm "$L"
+  # the lock held (flock) by a process that wrote no pid in it: refused, naming the lock
+  : >"$L"
+  exec 9<"$L"; flock -n 9 || fail "cannot take the lock for the test"
+  cd_edit; exec 9<&-
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $P is being edited (another edit holds $L): try again when that edit ends"
+  [ -e "$L" ] || fail "the held lock file removed"; rm "$L"
+  # flock fails (ENOLCK: no locks available on this filesystem)
+  CD_FAULT_FLOCK=37 fault_edit
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $L: cannot lock: $(python3 -c 'import os; print(os.strerror(37))')"
+  rm -f "$L"
+  # the lock taken, but the pid cannot be written in it: nothing goes on, the lock removed
+  CD_FAULT_FTRUNCATE=5 fault_edit
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $L: cannot write: Input/output error"
+  [ ! -e "$L" ] || fail "the lock left behind"
+  # the lock file at the name is never the one locked (replaced after each open: here its
+  # fstatat fails): given up after some tries, said
+  CD_FAULT_STATAT=.capdelegate.conf.lock:2 fault_edit
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $L: kept changing while it was locked: nothing edited"
+  rm -f "$L"
+  # a killed edit's copy left behind that cannot be removed (a mount point: EBUSY)
+  : >"$CASE_DIR/etc/.capdelegate.conf.edit"; : >"$CASE_DIR/mounted"
+  mount --bind "$CASE_DIR/mounted" "$CASE_DIR/etc/.capdelegate.conf.edit"
+  cd_edit; umount "$CASE_DIR/etc/.capdelegate.conf.edit"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.edit: cannot remove a killed edit's leftover: Device or resource busy"
+  rm "$CASE_DIR/etc/.capdelegate.conf.edit"
+  [ ! -e "$CASE_DIR/never.args" ] || fail "the editor ran"
+  same_file "$P" "$before"; no_leftovers
+}
+
+# capdelegate(8), edit: "Nothing is lost: until the rename the installed file is untouched".
+# Each step of making the copy and the new file failing under it (tests/cli/fault.c): said by
+# name with its cause, exit 2, the installed file as it was, none of edit's files left.
+t_fault_edit_install_fails() {
+  need_root; policy_dir; local before spec eio
+  eio=$(python3 -c 'import os; print(os.strerror(5))')
+  before=$(snap "$P")
+  ED=$(editor put <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  CD_FAULT_OPENAT=.capdelegate.conf.edit:13 fault_edit
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.edit: cannot create the copy: Permission denied"
+  [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran without a copy"
+  same_file "$P" "$before"; no_leftovers
+  for spec in "CD_FAULT_OPENAT=.capdelegate.conf.new:28|cannot create: No space left on device" \
+              "CD_FAULT_FCHOWN=1|cannot give it to root: Operation not permitted" \
+              "CD_FAULT_FCHMOD=30|cannot set mode 0644: Read-only file system" \
+              "CD_FAULT_FSYNC=/.capdelegate.conf.new:5|cannot write to disk: $eio" \
+              "CD_FAULT_CLOSE=/.capdelegate.conf.new:5|cannot write: $eio"; do
+    export "${spec%%|*}"; fault_edit; unset "${spec%%=*}"
+    [ -e "$FIRED" ] || fail "no fault: ${spec%%|*}"
+    want_rc 2; one_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.new: ${spec#*|}"
+    no_text "$OUT" "installed"
+    same_file "$P" "$before"; no_leftovers
+  done
+  # the directory cannot be synced after the rename: installed (the rename happened), said
+  CD_FAULT_FSYNC=/etc:5 fault_edit
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 0; want_line "$OUT" "$P: installed, 2 rules, 0 warnings in the policy"
+  want_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.: installed, but the directory could not be written to disk: $eio"
+  [ "$(cat "$P")" = "$(printf 'alice cap_net_raw\nbob cap_kill')" ] || fail "content: $(cat "$P")"
+  no_leftovers
+  # the editor leaves a directory at the copy's name: not installed, and removed
+  before=$(snap "$P")
+  ED=$(editor dir <<'SH'
+rm -f "$f"; mkdir "$f"
+SH
+)
+  cd_edit; want_rc 2; want_text "$ERR" ".capdelegate.conf.edit: not a regular file (not a file edit installs): $P left untouched"
+  same_file "$P" "$before"; no_leftovers
+}
+
+# capdelegate(8), edit: "Nothing is lost". The policy's filesystem full (a 1 MiB tmpfs): the
+# copy of a 600 KiB policy cannot be written, or, for a 400 KiB one, the new file cannot (the
+# old one and the copy hold the space). Said with the cause, the installed file as it was, none
+# of edit's files left. An installed "policy" that is no regular file is not copied at all; a
+# policy that cannot be examined after the editor ran is not installed over.
+t_edit_disk_full() {
+  need_root; local before
+  mkdir -p "$CASE_DIR/etc"; mount -t tmpfs -o size=1m,mode=0755 none "$CASE_DIR/etc"
+  policy_dir
+  { printf 'alice cap_net_raw\n'; head -c 600000 /dev/zero | tr '\0' '#' | fold -w 99; echo; } >"$P"
+  before=$(snap "$P")
+  ED=$(editor put <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  cd_edit; want_rc 2
+  one_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.edit: cannot write the copy: No space left on device"
+  [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran on a copy not written"
+  same_file "$P" "$before"; no_leftovers
+  { printf 'alice cap_net_raw\n'; head -c 400000 /dev/zero | tr '\0' '#' | fold -w 99; echo; } >"$P"
+  before=$(snap "$P")
+  cd_edit; want_rc 2
+  one_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.new: cannot write: No space left on device"
+  [ -e "$CASE_DIR/put.args" ] || fail "the editor did not run"
+  no_text "$OUT" "installed"; same_file "$P" "$before"; no_leftovers
+  # the installed file examined again after the editor ran, and that fails (not "no such
+  # file": never taken for a removal, nor installed over)
+  printf 'alice cap_net_raw\n' >"$P"; before=$(snap "$P")
+  CD_FAULT_STATAT=capdelegate.conf:5 CD_FAULT_STATAT_NTH=2 fault_edit
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $P: cannot stat: Input/output error"
+  [ "$(wc -l <"$CASE_DIR/put.args")" -eq 2 ] || fail "the editor did not run"
+  no_text "$OUT" "installed"; same_file "$P" "$before"; no_leftovers
+  # a FIFO where the policy file is: not copied (never a hang), nothing made
+  rm "$P"; mkfifo -m 0644 "$P"
+  RC=0; EDITOR="$ED" timeout 10 "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2; one_line "$ERR" "capdelegate: edit: $P: not a regular file"
+  [ -p "$P" ] || fail "the FIFO replaced"
+  [ "$(wc -l <"$CASE_DIR/put.args")" -eq 2 ] || fail "the editor ran on a FIFO's copy"
+  no_leftovers
+}
+
+# capdelegate(8), edit: exit 2, nothing edited, for a bad option or a second NAME (the usage
+# said), for memory that runs out while the editor is looked for in $PATH, and 2 too, the file
+# left untouched, when the policy cannot be read to judge the edit (a drop-in's read fails: a
+# system error, not the text's fault). A wait for the editor that fails (SIGCHLD ignored by
+# whoever started edit: the kernel reaps the editor, its status is lost) installs nothing: exit
+# 1, untouched, as for an editor that failed.
+t_edit_usage_and_system_errors() {
+  need_root; policy_dir; local before
+  before=$(snap "$P")
+  ED=$(editor put <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  cd_edit --bogus; want_rc 2; want_text "$ERR" "usage: capdelegate edit"
+  cd_edit a b; want_rc 2; want_text "$ERR" "usage: capdelegate edit"
+  [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran"
+  # a bare editor name is looked for in $PATH: the path built for it cannot be
+  mkdir -p "$CASE_DIR/bin"; cp "$ED" "$CASE_DIR/bin/put-editor"
+  PATH="$CASE_DIR/bin:$PATH" CD_FAULT_ASPRINTF='%s/%s' EDITOR=put-editor VISUAL="" SUDO_EDITOR="" \
+    cd_fault edit --config "$P" --confdir "$D" </dev/null
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; one_line "$ERR" "capdelegate: edit: out of memory: nothing edited"
+  [ ! -e "$CASE_DIR/put.args" ] || fail "the editor ran"
+  same_file "$P" "$before"; no_leftovers
+  # the policy cannot be read for the judgement: a drop-in cannot be opened
+  printf 'carol cap_kill\n' >"$D/10-x.conf"; chmod 0644 "$D/10-x.conf"
+  CD_FAULT_OPENAT=10-x.conf:5 fault_edit
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; want_text "$ERR" "$D/10-x.conf"
+  want_line "$ERR" "capdelegate: edit: $P left untouched: the policy could not be read (said above)"
+  [ "$(wc -l <"$CASE_DIR/put.args")" -eq 1 ] || fail "the editor did not run"
+  no_text "$OUT" "installed"; same_file "$P" "$before"; no_leftovers
+  # SIGCHLD ignored (inherited through exec): the editor's status cannot be had
+  nss_env; RC=0
+  env "${NSSENV[@]}" EDITOR="$ED" VISUAL="" SUDO_EDITOR="" python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])' \
+    "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 1; want_text "$ERR" "$P left untouched"
+  [ "$(wc -l <"$CASE_DIR/put.args")" -eq 2 ] || fail "the editor did not run"
+  no_text "$OUT" "installed"; same_file "$P" "$before"; no_leftovers
 }

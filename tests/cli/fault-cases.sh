@@ -10,7 +10,7 @@ FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import faul
   fault_stat_vanished_inner_file audit_reopen_by_name fault_dropin_dir_unlisted
   fault_alloc_dropin_notes fault_print_cut_short valgrind_audit_problems fault_walk_examine_dir
   fault_walk_cwd_unopened fault_getxattr_errors audit_dir_moved_during_scan fault_fstat_marks_staged
-  fault_alloc_audit_roots)
+  fault_alloc_audit_roots fault_asprintf_dropin_path)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -489,4 +489,18 @@ t_fault_alloc_audit_roots() {
   n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" --marks "$m" "$t/a" "$t/b" "$t/f" "$t/fifo")
   echo "audit: $n" >&2
   want_text "$CASE_DIR/ref" "finding	mark-differs	$t/b/tool	"
+}
+
+# The path of a drop-in cannot be made (asprintf, libc's memory: outside sweep_alloc) as the
+# policy is read: an error (exit 2), out of memory said, the module grants nothing; never the
+# policy read without that drop-in.
+t_fault_asprintf_dropin_path() {
+  need_root; local p d="$CASE_DIR/capdelegate.d"
+  p=$(printf 'alice cap_net_raw\n' | policy)
+  mkdir -p "$d"; printf 'bob none\n' >"$d/10-bob.conf"; chmod 0644 "$d/10-bob.conf"
+  CD_FAULT_ASPRINTF='%s/%s' cd_fault check --config "$p" --confdir "$d"
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; want_line "$ERR" "capdelegate: error: $p: out of memory: no capabilities granted"
+  want_line "$OUT" "$p: system error: the module grants nothing"
+  no_text "$OUT" "rule"
 }

@@ -17,7 +17,8 @@
  *   CD_FAULT_STAT=PATH:ERRNO  stat(2) of PATH fails with ERRNO (a number): every time, or
  *                         only the Kth stat of PATH with CD_FAULT_STAT_NTH=K.
  *   CD_FAULT_STATAT=NAME:ERRNO  fstatat(2) of the relative NAME (an entry of a directory the
- *                         walker holds open) fails with ERRNO, every time.
+ *                         walker holds open) fails with ERRNO, every time, or only the Kth
+ *                         fstatat of NAME with CD_FAULT_STATAT_NTH=K.
  *   CD_FAULT_OPENAT=NAME:ERRNO  openat(2) of the relative NAME fails with ERRNO, every time
  *                         (.. : the walker's way back up to a directory it closed).
  *   CD_FAULT_FDOPENDIR=ERRNO  fdopendir(3) fails with ERRNO (its memory, libc's, ran out).
@@ -38,6 +39,11 @@
  *   CD_FAULT_HOOK=NAME:COMMAND  not a failure: before the first openat(2) of the relative
  *                         NAME, COMMAND runs (/bin/sh, a clean environment), as another process changing the
  *                         tree at that moment would.
+ *   CD_FAULT_FSYNC=SUFFIX:ERRNO  the first fsync(2) of a descriptor whose file's path ends in
+ *                         SUFFIX fails with ERRNO (the disk could not take the data).
+ *   CD_FAULT_FCHOWN=ERRNO, CD_FAULT_FCHMOD=ERRNO, CD_FAULT_FLOCK=ERRNO,
+ *   CD_FAULT_FTRUNCATE=ERRNO  every fchown(2), fchmod(2), flock(2) or ftruncate(2) fails
+ *                         with ERRNO, doing nothing.
  *   CD_FAULT_FIRED=FILE   FILE is created when a fault fires.
  *   CD_FAULT_MAXFD=FILE   not a fault: the highest descriptor openat(2) returned is written
  *                         to FILE at exit (descriptors are allocated lowest first, so it
@@ -57,6 +63,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <spawn.h>
 #include <sys/statfs.h>
@@ -247,8 +254,16 @@ static int named_fault(const char *var, const char *path)
 int fstatat(int dfd, const char *path, struct stat *st, int flags)
 {
 	static int (*real)(int, const char *, struct stat *, int);
-	if (named_fault("CD_FAULT_STATAT", path))
+	static atomic_long seen;
+	const char *name = NULL, *nth = getenv("CD_FAULT_STATAT_NTH");
+	int err = 0;
+	size_t n = fault_spec("CD_FAULT_STATAT", &name, &err);
+	if (n > 0 && strlen(path) == n && strncmp(path, name, n) == 0 &&
+	    (nth == NULL || atomic_fetch_add(&seen, 1) + 1 == atol(nth))) {
+		fired();
+		errno = err;
 		return -1;
+	}
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "fstatat");
 	return real(dfd, path, st, flags);
@@ -282,29 +297,102 @@ pid_t fork(void)
 	return real();
 }
 
+/* Does the path of @fd end in the SUFFIX of the fault SUFFIX:ERRNO in @var (*@err)? */
+static int fd_suffix_fault(const char *var, int fd, int *err)
+{
+	const char *suffix = NULL;
+	size_t n = fault_spec(var, &suffix, err);
+	char link[64], path[4096];
+	if (n == 0)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(link, path, sizeof(path));
+	return len >= (ssize_t)n && memcmp(path + len - n, suffix, n) == 0;
+}
+
 int close(int fd)
 {
 	static int (*real)(int);
 	static atomic_int done;
-	const char *suffix = NULL;
 	int err = 0;
-	size_t n = fault_spec("CD_FAULT_CLOSE", &suffix, &err);
-	char link[64], path[4096];
-	ssize_t len = -1;
-	if (n > 0 && !atomic_load(&done)) {
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-		len = readlink(link, path, sizeof(path));
-	}
+	/* the path is read before the descriptor is closed */
+	int hit = !atomic_load(&done) && fd_suffix_fault("CD_FAULT_CLOSE", fd, &err);
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "close");
 	int rc = real(fd);
-	if (rc == 0 && len >= (ssize_t)n && memcmp(path + len - n, suffix, n) == 0 &&
-	    !atomic_exchange(&done, 1)) {
+	if (rc == 0 && hit && !atomic_exchange(&done, 1)) {
 		fired();
 		errno = err;
 		return -1;
 	}
 	return rc;
+}
+
+int fsync(int fd)
+{
+	static int (*real)(int);
+	static atomic_int done;
+	int err = 0;
+	if (!atomic_load(&done) && fd_suffix_fault("CD_FAULT_FSYNC", fd, &err) &&
+	    !atomic_exchange(&done, 1)) {
+		fired();
+		errno = err;
+		return -1;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fsync");
+	return real(fd);
+}
+
+/* The fault in @var (ERRNO) fires: -1 with that errno. */
+static int every_call_fault(const char *var)
+{
+	const char *err = getenv(var);
+	if (err == NULL)
+		return 0;
+	fired();
+	errno = atoi(err);
+	return 1;
+}
+
+int fchown(int fd, uid_t uid, gid_t gid)
+{
+	static int (*real)(int, uid_t, gid_t);
+	if (every_call_fault("CD_FAULT_FCHOWN"))
+		return -1;
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fchown");
+	return real(fd, uid, gid);
+}
+
+int fchmod(int fd, mode_t mode)
+{
+	static int (*real)(int, mode_t);
+	if (every_call_fault("CD_FAULT_FCHMOD"))
+		return -1;
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fchmod");
+	return real(fd, mode);
+}
+
+int ftruncate(int fd, off_t len)
+{
+	static int (*real)(int, off_t);
+	if (every_call_fault("CD_FAULT_FTRUNCATE"))
+		return -1;
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "ftruncate");
+	return real(fd, len);
+}
+
+int flock(int fd, int op)
+{
+	static int (*real)(int, int);
+	if (every_call_fault("CD_FAULT_FLOCK"))
+		return -1;
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "flock");
+	return real(fd, op);
 }
 
 int renameat(int olddfd, const char *oldpath, int newdfd, const char *newpath)

@@ -316,7 +316,7 @@ IMPORT_CASES=(
   import_two_groups_any_membership import_group_then_user import_bare_word_group_pair
   import_bare_word_group_depends_on_version
   import_all_then_later_line import_manpage_pair import_long_line_blank_piece
-  import_accident_lookup_outage import_user_named_like_group
+  import_accident_lookup_outage import_user_named_like_group import_comment_words_and_failures
   "${IMPORT_DIFF_SEEDS[@]/#/import_diff_}"
 )
 
@@ -326,4 +326,40 @@ t_import_comments_only() {
   local p; p=$(printf '# only a comment\n' | pam_cap_conf)
   cd_nss import-pam-cap "$p"; want_rc 0
   want_line "$OUT" "# only a comment"; no_text "$ERR" "pam_cap's columns"
+}
+
+# capdelegate(8), import-pam-cap: what pam_cap reads as users where capdelegate sees a comment
+# (words after '#', a later piece of a long line after one) is never granted by the translation
+# and is named a difference: '*' there matches everyone under pam_cap; the users pam_cap gives
+# something that no translated line names are listed "no line names the user". A file that
+# cannot be read, a comment that cannot be kept: exit 2, nothing printed on standard output; a
+# user listing broken off: exit 2, no summary.
+t_import_comment_words_and_failures() {
+  local p
+  p=$(printf 'cap_kill alice # see * below\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_line "$OUT" "alice           cap_kill"; want_line "$OUT" "# see * below"
+  want_line "$ERR" "capdelegate: difference: $p:1: '*' matches everyone under pam_cap: the translation gives no line for it"
+  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_kill ($p:1); capdelegate gives none (no line names the user)"
+  want_text "$ERR" "summary: $p: 1 differences in the file, 4 known users get another set"
+  translation_checks
+  # the second piece of a long line, after a '#' in the first: a comment here, bob's line there
+  p=$(python3 -c 'import sys; l="cap_net_raw alice #c"; sys.stdout.write(l + " " * (4095 - len(l)) + "cap_sys_admin bob\n")' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_line "$OUT" "# bob"; no_match "$OUT" "^bob"
+  want_line "$ERR" "capdelegate: difference: $p:1: 'bob' also matches the user bob (NSS knows it): the translation gives no line for it"
+  want_line "$ERR" "capdelegate: difference: user bob: pam_cap gives cap_sys_admin ($p:1); capdelegate gives none (no line names the user)"
+  translation_checks
+  mkdir "$CASE_DIR/dir"
+  cd_nss import-pam-cap "$CASE_DIR/dir"; want_rc 2
+  one_line "$ERR" "capdelegate: error: $CASE_DIR/dir: Is a directory: nothing translated"
+  [ ! -s "$OUT" ] || fail "printed a translation"
+  p=$(printf '# a comment\ncap_kill alice\n' | pam_cap_conf)
+  CD_FAULT_ASPRINTF=$'%s%s\n' cd_fault import-pam-cap "$p"
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; one_line "$ERR" "capdelegate: error: out of memory: nothing translated"
+  [ ! -s "$OUT" ] || fail "printed a translation"
+  CD_FAULT_PWENT=2 CD_FAULT_ERRNO=5 cd_nss import-pam-cap "$p"; want_rc 2
+  want_line "$ERR" "capdelegate: error: cannot list the users: Input/output error: no comparison"
+  no_text "$ERR" "summary:"   # the comparison is lost; the translation does not depend on it
 }

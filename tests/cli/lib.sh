@@ -24,6 +24,8 @@ skip() { echo "$*" >"$CASE_DIR/skip"; exit 77; }
 want_rc() { [ "$RC" -eq "$1" ] || fail "exit status $RC, want $1"; }
 # want_line FILE TEXT: some line of FILE is exactly TEXT (tabs written as \t).
 want_line() { local t; t=$(printf '%b' "$2"); grep -qxF -- "$t" "$1" || fail "no line '$2' in $1"; }
+# one_line FILE TEXT: FILE holds that one line and nothing else.
+one_line()  { [ "$(cat "$1")" = "$2" ] || fail "want only the line '$2' in $1"; }
 no_line()   { local t; t=$(printf '%b' "$2"); ! grep -qxF -- "$t" "$1" || fail "unexpected line '$2' in $1"; }
 want_text() { grep -qF -- "$2" "$1" || fail "no '$2' in $1"; }
 no_text()   { ! grep -qF -- "$2" "$1" || fail "unexpected '$2' in $1"; }

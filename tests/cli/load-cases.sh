@@ -1,7 +1,7 @@
 # load-cases.sh: how check reads the policy (issue 18), sourced by tests/cli/run.sh.
 # shellcheck shell=bash disable=SC2034
 
-LOAD_CASES=(check_recent_edit_note check_stdin_closed check_stdin_closed_dropin_link)
+LOAD_CASES=(check_recent_edit_note check_stdin_closed check_stdin_closed_dropin_link explain_many_groups)
 
 # capdelegate.conf(5), CHANGING THE POLICY: check reminds to install policy files by rename when
 # the newest one was modified in the last 10 minutes, naming it (resolved: a rename replaces a
@@ -51,4 +51,18 @@ t_check_stdin_closed_dropin_link() {
   cd_nss check --config "$CASE_DIR/p.conf" --confdir "$d" <&-; want_rc 0
   want_line "$OUT" "$CASE_DIR/p.conf: ok, 2 rules, 0 warnings"
   [ ! -s "$ERR" ] || fail "a message: $(cat "$ERR")"
+}
+
+# pam_capdelegate(8): a user's groups are all that NSS gives (getgrouplist), however many: a
+# user in 40 groups (more than a first guess of 32 holds) is a member of the last one too.
+t_explain_many_groups() {
+  need_root; local p NSSDIR="$CASE_DIR/nss" g
+  mkdir -p "$NSSDIR"
+  printf 'root:x:0:0::/root:/bin/sh\nbob:x:1002:1002::/:/bin/sh\n' >"$NSSDIR/passwd"
+  { printf 'root:x:0:\nbob:x:1002:\n'; for g in $(seq 1 40); do printf 'g%d:x:%d:bob\n' "$g" $((3000 + g)); done; } >"$NSSDIR/group"
+  p=$(printf '@g40 cap_kill\n' | policy)
+  cd_nss explain bob --config "$p" --confdir ""; want_rc 0
+  want_line "$OUT" "match\t$p:1\tgroup\t@g40\tcap_kill"
+  want_line "$OUT" "pI\tcap_kill\tgroup"
+  [ "$(grep '^user' "$OUT" | tr '\t,' '\n\n' | grep -c '^g[0-9]*$')" -eq 40 ] || fail "want 40 groups: $(grep '^user' "$OUT")"
 }

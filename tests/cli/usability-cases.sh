@@ -5,6 +5,7 @@
 USABILITY_CASES=(
   check_blames_dropin check_missing_is_error check_counts_singular audit_counts_singular
   check_says_why_not_read check_hints_setcap_syntax version_and_usage operands_after_dashes
+  usage_errors
 )
 
 # Files written an hour ago: check's note on a policy file modified just now names it too.
@@ -115,4 +116,16 @@ t_operands_after_dashes() {
   need_root; local p; p=$(std_policy)
   cd_nss explain --config "$p" --confdir "" -- --tsv; want_rc 2
   want_line "$ERR" "capdelegate: explain: --tsv: user unknown to NSS: login grants nothing"
+}
+
+# capdelegate(8), EXIT STATUS: bad usage is exit 2, the command's usage on standard error and
+# nothing on standard output: decode without its HEX or with two, explain without a USER, an
+# option check does not know.
+t_usage_errors() {
+  local a
+  for a in "decode" "decode 00 11" "explain" "check --bogus" "check --config"; do
+    # shellcheck disable=SC2086
+    cd_run $a; want_rc 2; want_text "$ERR" "usage: capdelegate ${a%% *}"
+    [ ! -s "$OUT" ] || fail "$a: output on standard output"
+  done
 }

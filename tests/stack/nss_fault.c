@@ -6,6 +6,8 @@
  *       getgrgid_r fail with CD_FAULT_ERRNO (default EAGAIN, as NSS_STATUS_TRYAGAIN gives), and
  *       getgrouplist leaves their gids out, as glibc does when a backend is unavailable.
  *   CD_FAULT_USERS=NAME[,NAME...]  getpwnam_r fails with CD_FAULT_ERRNO for these names.
+ *   CD_FAULT_PWENT=N  getpwent lists N users, then fails with CD_FAULT_ERRNO (a directory
+ *       whose listing broke off).
  *   CD_FAULT_CASEFOLD=1  getpwnam_r and getgrouplist fold the name to lower case, like SSSD
  *       with case_sensitive = false: "ALICE" is the account alice (pw_name "alice").
  *   CD_FAULT_GROUP_CASEFOLD=1  getgrnam_r does the same for groups (SSSD, winbind): "NETOPS"
@@ -203,4 +205,16 @@ int getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups)
 	}
 	*ngroups = kept;
 	return kept;
+}
+
+struct passwd *getpwent(void)
+{
+	static long listed_users;
+	struct passwd *(*next)(void) = (struct passwd *(*)(void))dlsym(RTLD_NEXT, "getpwent");
+	const char *n = getenv("CD_FAULT_PWENT");
+	if (n != NULL && listed_users++ >= atol(n)) {
+		errno = fault_errno();
+		return NULL;
+	}
+	return next();
 }

@@ -791,6 +791,21 @@ static void test_bad_options_logged_once(void **state)
 		fail_msg("want each bad option logged once:\n%s", o.log);
 }
 
+/* pam_capdelegate(8), RETURN VALUES: with strict, a bad option (a relative config=) is refused
+ * by acct_mgmt (PAM_PERM_DENIED) and session, and nothing is granted; an option given twice
+ * on the line is still logged once. */
+static void test_strict_bad_option_refused(void **state)
+{
+	need_root(state);
+	write_service("relative-strict", "strict config=capdelegate.conf bogus bogus");
+	struct prep p = { .preset_inheritable = 1, .keep = { CAP_CHOWN }, .nkeep = 1 };
+	struct outcome o;
+	login("relative-strict", "alice", &p, PAM_PERM_DENIED, PAM_SESSION_ERR, &o);
+	assert_true(o.inh == 0);
+	expect_log(&o, "strict: refusing the login (bad config= or confdir= option) in account");
+	expect_log_once(&o, "unknown option bogus");
+}
+
 /* ---- issue 18: names, groups, outages ---------------------------------------------------- */
 
 /* A plain login of @user to @svc (@prep may be NULL) must leave pI exactly @inh and log @text. */
@@ -903,6 +918,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dropin_directory),
 		cmocka_unit_test(test_no_control_lets_anyone_in),
 		cmocka_unit_test(test_bad_options_logged_once),
+		cmocka_unit_test(test_strict_bad_option_refused),
 		cmocka_unit_test(test_group_name_case_sensitive),
 		cmocka_unit_test(test_primary_group_membership),
 		cmocka_unit_test(test_dollar_inside_name),

@@ -66,6 +66,9 @@ static const char *settle_fill_text;	/* written into settle_fill_path when the l
 static const char *settle_fill_path;	/* waits for the policy to settle (nanosleep) */
 static const char *fstat_eio_suffix;	/* fstat of this file fails (EIO) once it has been read */
 static int fstat_eio_armed;
+static const char *open_fstat_eio_suffix;	/* fstat of this file fails (EIO), before any read */
+static const char *read_eio_suffix;	/* read of this file fails (EIO) */
+static int strdup_fail_at;	/* nonzero: the Nth strdup from now fails with ENOMEM */
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -149,6 +152,10 @@ ssize_t read(int fd, void *buf, size_t size)
 		append_to(fd, grow_text);
 		grow_text = NULL;
 	}
+	if (read_eio_suffix != NULL && fd_named(fd, read_eio_suffix)) {
+		errno = EIO;
+		return -1;
+	}
 	ssize_t n = real(fd, buf, size);
 	if (fstat_eio_suffix != NULL && fd_named(fd, fstat_eio_suffix))
 		fstat_eio_armed = 1;
@@ -166,6 +173,10 @@ int fstat(int fd, struct stat *st)
 	static int (*real)(int, struct stat *);
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "fstat");
+	if (open_fstat_eio_suffix != NULL && fd_named(fd, open_fstat_eio_suffix)) {
+		errno = EIO;
+		return -1;
+	}
 	if (fstat_eio_armed && fd_named(fd, fstat_eio_suffix)) {
 		fstat_eio_armed = 0;
 		errno = EIO;
@@ -216,8 +227,6 @@ int nanosleep(const struct timespec *want, struct timespec *left)
 	return clock_nanosleep(CLOCK_MONOTONIC, 0, want, left) == 0 ? 0 : -1;
 }
 
-static int strdup_fail_at;	/* nonzero: the Nth strdup from now fails with ENOMEM */
-
 char *strdup(const char *s)
 {
 	if (strdup_fail_at > 0 && --strdup_fail_at == 0) {
@@ -238,7 +247,7 @@ static int setup(void **state)
 	readdir_fail_after_dropin = readdir_failing = 0;
 	open_enoent = open_unlinks = fake_fs_suffix = append_text = append_suffix = NULL;
 	grow_text = grow_suffix = settle_fill_text = settle_fill_path = readlink_longer = NULL;
-	fstat_eio_suffix = NULL;
+	fstat_eio_suffix = open_fstat_eio_suffix = read_eio_suffix = NULL;
 	fstat_eio_armed = 0;
 	open_renames[0] = NULL;
 	fake_fs_type = 0;
@@ -804,6 +813,108 @@ static void test_empty_file_with_old_times_waits(void **state)
 	free(p);
 }
 
+/* capdelegate.conf(5): fail closed. The file opened, then not examinable (fstat fails) or not
+ * readable (read fails): a system error, nothing granted, the reason logged by name. */
+static void test_fstat_or_read_fails(void **state)
+{
+	(void)state;
+	char *p = in_tmp("failing.conf");
+	put(p, "alice cap_net_raw\n");
+	open_fstat_eio_suffix = "/failing.conf";
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_SYSERR);
+	expect_logged("failing.conf: cannot stat: Input/output error: no capabilities granted");
+	assert_int_equal(count_of("read error"), 0);
+	cd_policy_free(&pol);
+	open_fstat_eio_suffix = NULL;
+	forget_logged();
+	read_eio_suffix = "/failing.conf";
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_SYSERR);
+	expect_logged("failing.conf: read error: Input/output error: no capabilities granted");
+	assert_true(grant_of(&pol, "alice", NULL) == 0);
+	cd_policy_free(&pol);
+	free(p);
+}
+
+/* The size limit counts what is read, not what fstat said: a file that grows past it between
+ * its fstat and its read is rejected as one over the limit. */
+static void test_file_grown_past_the_limit(void **state)
+{
+	(void)state;
+	char *p = in_tmp("growing.conf");
+	put(p, "alice cap_net_raw\n");
+	static char more[3000];
+	memset(more, '#', sizeof(more) - 2);
+	more[sizeof(more) - 2] = '\n';
+	grow_text = more;
+	grow_suffix = "/growing.conf";
+	struct cd_load_opts o = { .owner = getuid(), .max_bytes = 1000, .no_settle = 1 };
+	struct cd_policy pol;
+	assert_int_equal(cd_policy_load(&pol, p, &o, &test_log), CD_POLICY_UNSAFE);
+	assert_null(grow_text);	/* the fault was reached */
+	expect_logged("growing.conf: larger than the size limit (1000 bytes for the whole policy) while reading");
+	assert_true(grant_of(&pol, "alice", NULL) == 0);
+	cd_policy_free(&pol);
+	free(p);
+}
+
+/* A stand-in (check --staged, edit) for a drop-in of a name the module would never read is
+ * refused, not read as one; a stand-in for a main file named without a directory is judged in
+ * the current directory. */
+static void test_stand_in_names(void **state)
+{
+	(void)state;
+	char *dir = fresh_dir("stand", 0755), *p = in_tmp("stand.conf");
+	put(p, "alice cap_net_raw\n");
+	struct cd_stand_in s = { .dropin = ".hidden.conf", .shown_path = "staged", .text = "bob cap_kill\n",
+				 .len = 13 };
+	struct cd_load_opts o = { .owner = getuid(), .confdir = dir, .stand_in = &s, .no_settle = 1 };
+	struct cd_policy pol;
+	assert_int_equal(cd_policy_load(&pol, p, &o, &test_log), CD_POLICY_SYSERR);
+	expect_logged("staged: not a drop-in name: no capabilities granted");
+	assert_true(grant_of(&pol, "bob", NULL) == 0);
+	assert_true(grant_of(&pol, "alice", NULL) == 0);
+	cd_policy_free(&pol);
+	forget_logged();
+	char cwd[PATH_MAX];
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(tmpdir), 0);
+	s.dropin = NULL;
+	o.confdir = NULL;
+	enum cd_status st = cd_policy_load(&pol, "bare.conf", &o, &test_log);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(st, CD_POLICY_OK);
+	assert_true(grant_of(&pol, "bob", NULL) == BIT(CAP_KILL));
+	cd_policy_free(&pol);
+	free(p);
+	free(dir);
+}
+
+/* Without options the module's defaults: root's files only, the size limit of
+ * capdelegate.conf(5) (1 MiB). A text over it is rejected whole, its size named. */
+static void test_default_options(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	char *p = in_tmp("none/capdelegate.conf");
+	assert_int_equal(cd_policy_load(&pol, p, NULL, &test_log), CD_POLICY_MISSING);
+	cd_policy_free(&pol);
+	assert_int_equal(cd_policy_parse(&pol, "text", "alice cap_kill\n", 15, NULL, &test_log), CD_POLICY_OK);
+	assert_true(grant_of(&pol, "alice", NULL) == BIT(CAP_KILL));
+	cd_policy_free(&pol);
+	size_t len = CD_MAX_POLICY_BYTES + 1;
+	char *big = malloc(len);
+	assert_non_null(big);
+	memset(big, '#', len);
+	memcpy(big, "alice cap_kill\n", 15);
+	assert_int_equal(cd_policy_parse(&pol, "big", big, len, NULL, &test_log), CD_POLICY_UNSAFE);
+	expect_logged("big: larger than the size limit (1048576 bytes): policy rejected, no capabilities granted");
+	assert_true(grant_of(&pol, "alice", NULL) == 0);
+	cd_policy_free(&pol);
+	free(big);
+	free(p);
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-load") < 0)
@@ -828,6 +939,10 @@ int main(void)
 		cmocka_unit_test_setup(test_policy_changed_just_now_waits, setup),
 		cmocka_unit_test_setup(test_file_grown_since_fstat, setup),
 		cmocka_unit_test_setup(test_empty_file_with_old_times_waits, setup),
+		cmocka_unit_test_setup(test_fstat_or_read_fails, setup),
+		cmocka_unit_test_setup(test_file_grown_past_the_limit, setup),
+		cmocka_unit_test_setup(test_stand_in_names, setup),
+		cmocka_unit_test_setup(test_default_options, setup),
 	};
 	int rc = cmocka_run_group_tests_name("load", tests, NULL, NULL);
 	char *cmd;

@@ -1268,6 +1268,68 @@ static void test_escape_winbind_could_mean_literally(void **state)
 	free(text);
 }
 
+/* cd_log.h: a name or path is shown "at most @max bytes ('...' marks a cut)" in @outsize
+ * bytes; an output of no room is left alone. cd_cap_name: NULL for a number that is no
+ * capability. cd_parse_caps: an empty field is a missing one. A short name (cap_bpf, 7 bytes)
+ * repeated on later lines is the same capability each time. A name with a final '$' is at
+ * most CD_MAX_NAME_LEN bytes, the '$' counted. A user's groups are looked up once. */
+static void test_cuts_bounds_and_short_names(void **state)
+{
+	(void)state;
+	char form[64];
+	cd_name_form(form, sizeof(form), "abcdefghij", 4);
+	assert_string_equal(form, "abcd...");
+	cd_path_form(form, 12, "/abcdefghijkl", 100);
+	assert_string_equal(form, "/abcdefg...");
+	cd_name_form(form, 3, "abc", 100);	/* no room for a cut's "..." either */
+	assert_string_equal(form, "");
+	cd_name_form(form, 4, "abcdef", 100);	/* room for the "..." alone */
+	assert_string_equal(form, "...");
+	memset(form, 'x', sizeof(form));
+	cd_name_form(form, 0, "abc", 100);
+	cd_path_form(form, 0, "/abc", 100);
+	cd_quote(form, 0, "abc", 3, 100);
+	assert_int_equal(form[0], 'x');
+	assert_null(cd_cap_name(-1));
+	assert_null(cd_cap_name(64));
+	assert_string_equal(cd_cap_name(CAP_KILL), "cap_kill");
+	cd_capmask m = 1;
+	const char *why = NULL;
+	assert_int_equal(cd_parse_caps("", 0, &m, &why), -1);
+	assert_string_equal(why, "missing capabilities field");
+	assert_int_equal(cd_parse_caps("  # x", 5, &m, &why), -1);
+	assert_string_equal(why, "missing capabilities field");
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "alice cap_bpf\nbob cap_bpf\ncarol cap_kill, cap_bpf, cap_bpf\n"), CD_POLICY_OK);
+	assert_true(resolve_for(&pol, "alice", NULL, NULL, NULL) == BIT(CAP_BPF));
+	assert_true(resolve_for(&pol, "bob", NULL, NULL, NULL) == BIT(CAP_BPF));
+	assert_true(resolve_for(&pol, "carol", NULL, NULL, NULL) == (BIT(CAP_BPF) | BIT(CAP_KILL)));
+	cd_policy_free(&pol);
+	/* a final '$' counts in the name's limit (CD_MAX_NAME_LEN bytes): one past it is no name */
+	char line[CD_MAX_NAME_LEN + 32];
+	memset(line, 'a', CD_MAX_NAME_LEN - 1);
+	strcpy(line + CD_MAX_NAME_LEN - 1, "$ cap_kill\n");
+	assert_int_equal(load(&pol, line), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 1);
+	assert_int_equal(strlen(pol.rules[0].name), CD_MAX_NAME_LEN);
+	cd_policy_free(&pol);
+	memset(line, 'a', CD_MAX_NAME_LEN);
+	strcpy(line + CD_MAX_NAME_LEN, "$ cap_kill\n");
+	expect_rejected(line, 1, "bad subject (a user name, @group or *)");
+	/* the same, every byte written as an escape (\141 is 'a') */
+	char escaped[4 * CD_MAX_NAME_LEN + 32];
+	for (int i = 0; i < CD_MAX_NAME_LEN; i++)
+		memcpy(escaped + 4 * i, "\\141", 4);
+	strcpy(escaped + 4 * CD_MAX_NAME_LEN, "$ cap_kill\n");
+	expect_rejected(escaped, 1, "bad subject (a user name, @group or *)");
+	/* groups already loaded (cd_policy.h: groups_loaded) are not looked up again */
+	const char *groups[] = { "g1", NULL };
+	struct cd_user u = make_user("no-such-user-anywhere", groups);
+	assert_int_equal(cd_user_load_groups(&u, NULL), 0);
+	assert_int_equal(u.ngroups, 1);
+	assert_string_equal(u.groups[0], "g1");
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-unit") < 0)
@@ -1322,6 +1384,7 @@ int main(void)
 		cmocka_unit_test_setup(test_group_names_case_sensitive, setup),
 		cmocka_unit_test_setup(test_escape_above_377_plain_backslash, setup),
 		cmocka_unit_test_setup(test_escape_winbind_could_mean_literally, setup),
+		cmocka_unit_test_setup(test_cuts_bounds_and_short_names, setup),
 	};
 	int rc = cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 	char *cmd;

@@ -7,7 +7,7 @@ USERDB_CASES=(
   userdb_ambient_grant userdb_ambient_json userdb_bounding_drop userdb_explain
   userdb_name_forms userdb_hostile_json userdb_size_and_depth userdb_file_kinds
   userdb_odd_names userdb_search_order userdb_one_record_two_names userdb_numbers fault_alloc_userdb
-  userdb_uid_file_names valgrind_userdb_prefixes
+  userdb_uid_file_names valgrind_userdb_prefixes userdb_string_escapes
 )
 
 TAB=$'\t'
@@ -373,4 +373,55 @@ t_valgrind_userdb_prefixes() {
     grep -qE "^finding${TAB}userdb-invalid${TAB}$CASE_DIR/d$i/bob.user${TAB}none${TAB}user record not audited: not a user record systemd reads: (truncated|bad number)" "$OUT" ||
       fail "prefix of ${i} bytes not refused as cut short: ${full:0:i}"
   done
+}
+
+# RFC 8259's string escapes, decoded as systemd decodes them: \u in either case of hex digits,
+# to UTF-8 of 1, 2 and 3 bytes, and the surrogate pair; what the file's name must then equal
+# (capdelegate(8), USER RECORDS: userName equal to NAME). Keys audit does not read are still
+# JSON: a nested object of them is read through, and any escape it holds refused as anywhere.
+t_userdb_string_escapes() {
+  need_root; local name text why i=0 dirs=() whys=() names=() d="$CASE_DIR/ok"
+  # read: the decoded userName is the file's name (é: 2 bytes, € and U+FFFD: 3 bytes)
+  record "$d" $'b\xc3\xa9\xe2\x82\xac\xef\xbf\xbdA' '{"userName":"b\\u00E9\\u20AC\\uFFFD\\u0041","capabilityAmbientSet":["CAP_NET_R\\u0041W"]}'
+  record "$d" $'c\xc3\xa9' '{"userName":"c\\u00e9","perMachine":null,"capabilityAmbientSet":["\\u0063ap_sys_time"],"x":{"a" : {"b\\u00e9":[1,false,true,null,{}]} , "c":"\\/\\b\\f\\n\\r\\t\\"\\\\"}}'
+  record "$d" dave '{"userName":"dave","capabilityAmbientSet":["cap_kill"],"perMachine":[{"x":{"y":{"uid":1}},"capabilityAmbientSet":["cap_chown"]}]}'
+  # refused: each in its own directory, with its reason
+  while IFS='|' read -r name text why; do
+    i=$((i + 1))
+    record "$CASE_DIR/d$i" "$name" "$text"
+    dirs+=("$CASE_DIR/d$i"); names+=("$name"); whys+=("$why")
+  done <<'CASES'
+bob|{"userName":"bob","x":"\\u1g00"}|bad \u escape
+bob|{"userName":"bob","x":"\\u12|truncated \u escape
+bob|{"userName":"bob","x":"\\udc00"}|lone low surrogate in a \u escape
+bob|{"userName":"bob","x":"\\ud800\\u0041"}|high surrogate without its low surrogate
+bob|{"userName":"bob","x":"\\ud800\\udcg0"}|bad \u escape
+bob|{"userName":"bob","x":"\\ud800\\udc|truncated \u escape
+bob|{"userName":"bob","x":"a\\q"}|bad escape in a string
+bob|{"userName":"bob","x":"a\\|truncated string
+bob|{"userName":"bob","x":{"a":1,"a\\q":2}}|bad escape in a string
+bob|{"userName":"bob","x":{1:2}}|object key is not a string
+bob|{"userName":"bob","x":{"a" 1}}|expected ':' after an object key
+bob|{"userName":"bob","x":{"a"|truncated
+bob|{"userName":"bob","x":{"a":1,|truncated
+bob|{"userName":"bob","x":{"a":fals}}|not JSON
+bob|{"userName":"bob","x":{"a":[1,{"b":2,"c":3 "d":4}]}}|expected ',' or the end of the array or object
+CASES
+  udb_audit "$d" "${dirs[@]}"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/b"
+  [ "$(count_lines "$OUT" "^finding${TAB}ambient-grant${TAB}$d/b.*${TAB}cap_net_raw${TAB}")" -eq 1 ] || fail "b\\u00E9... not read as its file's name"
+  [ "$(count_lines "$OUT" "^finding${TAB}ambient-grant${TAB}$d/c.*${TAB}cap_sys_time${TAB}")" -eq 1 ] || fail "c\\u00e9 not read as its file's name"
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/dave.user${TAB}cap_chown,cap_kill${TAB}"
+  no_text "$OUT" "userdb-invalid${TAB}$d/"
+  for i in "${!dirs[@]}"; do
+    want_text "$OUT" "finding${TAB}userdb-invalid${TAB}${dirs[$i]}/${names[$i]}.user${TAB}none${TAB}user record not audited: not a user record systemd reads: ${whys[$i]}"
+  done
+  [ "$(count_lines "$OUT" "^finding${TAB}userdb-invalid")" -eq "${#dirs[@]}" ] || fail "one userdb-invalid per refused record"
+  # the same escapes spelled otherwise name another user: refused, not read as b\u00e9
+  rm -rf "$d"
+  record "$d" $'b\xc3\xa9' '{"userName":"b\\u00e8","capabilityAmbientSet":["cap_net_raw"]}'
+  record "$d" $'c\xe2\x82\xac' '{"userName":"c\\u20AD","capabilityAmbientSet":["cap_net_raw"]}'
+  udb_audit "$d"; want_rc 2; no_text "$OUT" "ambient-grant"
+  [ "$(count_lines "$OUT" "^finding${TAB}userdb-invalid${TAB}$d/.*user record not audited: its userName is not the file name")" -eq 2 ] ||
+    fail "a userName other than the file's name read"
 }

@@ -398,6 +398,7 @@ bob|{"userName":"bob","x":"\\ud800\\u0041"}|high surrogate without its low surro
 bob|{"userName":"bob","x":"\\ud800\\udcg0"}|bad \u escape
 bob|{"userName":"bob","x":"\\ud800\\udc|truncated \u escape
 bob|{"userName":"bob","x":"a\\q"}|bad escape in a string
+bob|{"userName":"bob","x":"b\xc3Ab"}|invalid UTF-8 in a string
 bob|{"userName":"bob","x":"a\\|truncated string
 bob|{"userName":"bob","x":{"a":1,"a\\q":2}}|bad escape in a string
 bob|{"userName":"bob","x":{1:2}}|object key is not a string

@@ -8,6 +8,7 @@ USERDB_CASES=(
   userdb_name_forms userdb_hostile_json userdb_size_and_depth userdb_file_kinds
   userdb_odd_names userdb_search_order userdb_one_record_two_names userdb_numbers fault_alloc_userdb
   userdb_uid_file_names valgrind_userdb_prefixes userdb_string_escapes
+  userdb_read_failures fault_asprintf_userdb
 )
 
 TAB=$'\t'
@@ -425,4 +426,52 @@ CASES
   udb_audit "$d"; want_rc 2; no_text "$OUT" "ambient-grant"
   [ "$(count_lines "$OUT" "^finding${TAB}userdb-invalid${TAB}$d/.*user record not audited: its userName is not the file name")" -eq 2 ] ||
     fail "a userName other than the file's name read"
+}
+
+# A record or directory that cannot be read is a userdb-invalid with the system's reason, never
+# a record skipped (capdelegate(8), USER RECORDS and FINDINGS): a record whose open fails, one
+# whose read fails (/proc/self/mem, followed as systemd follows links: a regular file whose
+# first byte cannot be read), a directory that cannot be listed (fdopendir out of memory).
+t_userdb_read_failures() {
+  need_root; local d="$CASE_DIR/db" e="$CASE_DIR/db2" p; p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  record "$d" alice '{"userName":"alice","capabilityAmbientSet":["cap_net_raw"]}'
+  record "$d" bob '{"userName":"bob","capabilityAmbientSet":["cap_net_raw"]}'
+  ln -s /proc/self/mem "$d/carol.user"
+  CD_FAULT_OPENAT=bob.user:13 cd_fault audit --config "$p" --confdir '' --userdb "$d" "$CASE_DIR/empty"
+  [ -e "$FIRED" ] || fail "the fault did not fire"
+  want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/alice.user${TAB}cap_net_raw${TAB}"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/bob.user${TAB}none${TAB}user record not audited: cannot open: Permission denied"
+  want_text "$ERR" "capdelegate: audit: error: $d/bob.user: cannot open: Permission denied: user record not audited"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/carol.user${TAB}none${TAB}user record not audited: cannot read: Input/output error"
+  no_text "$OUT" "ambient-grant${TAB}$d/bob.user"
+  # explain: the user's record unreadable is exit 2, and shown
+  CD_FAULT_OPENAT=bob.user:13 cd_fault explain bob --config "$p" --confdir '' --userdb "$d" "$CASE_DIR/empty"
+  want_rc 2
+  want_line "$OUT" "userdb\t$d/bob.user\tambient=-\tbounding=-\tadds=none\tremoves=none\terror: cannot open: Permission denied"
+  # a directory that cannot be listed: its records are unknown, which is not none (audit: a
+  # userdb-invalid; explain: shown, exit 2, as a record of the user that cannot be read)
+  record "$e" dave '{"userName":"dave","capabilityAmbientSet":["cap_net_raw"]}'
+  CD_FAULT_FDOPENDIR=12 cd_fault explain dave --config "$p" --confdir '' --userdb "$e"
+  [ -e "$FIRED" ] || fail "the fault did not fire"
+  want_rc 2
+  want_line "$OUT" "userdb\t$e\tambient=-\tbounding=-\tadds=none\tremoves=none\terror: cannot read the directory: Cannot allocate memory"
+  want_text "$ERR" "capdelegate: explain: error: $e: cannot read the directory: Cannot allocate memory: the session may not get the grant shown"
+  want_line "$OUT" "pI\tnone\tuser"
+  CD_FAULT_FDOPENDIR=12 cd_fault audit --config "$p" --confdir '' --userdb "$e" "$CASE_DIR/empty"; want_rc 2
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$e${TAB}none${TAB}user record not audited: cannot read the directory: Cannot allocate memory"
+}
+
+# Each asprintf(3) of a record's path and of its error failing in turn (fault-cases.sh's
+# sweep): exit 2 with a message of its own, or the unfaulted answer; never a record lost or
+# taken for a good one.
+t_fault_asprintf_userdb() {
+  need_root; local p d="$CASE_DIR/db" n
+  p=$(std_policy); touch -d '-1 hour' "$p"; mkdir -p "$CASE_DIR/empty"
+  record "$d" alice '{"userName":"alice","capabilityAmbientSet":["cap_net_raw"]}'
+  record "$d" bob '{"userName":"bob",'
+  record "$d" carol '{"userName":"bobby"}'
+  n=$(CD_FAULT_ASPRINTF='%s%s%s' SWEEP=CD_FAULT_NTH sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty")
+  echo "audit: $n" >&2
+  [ "${n%% *}" -ge 5 ] || fail "$n: fewer than the records' paths and errors"
 }

@@ -6,7 +6,7 @@
 REPORT_CASES=(
   report_audit_records_host report_two_hosts report_drift_and_errors report_bad_inputs
   report_odd_host_name report_missing_host report_usage report_unreadable_and_shapes
-  fault_alloc_report
+  fault_alloc_report fault_memstream_report
 )
 
 # host_audit NAME POLICY ARGS...: audit --json as host NAME; prints the JSON file's path.
@@ -278,4 +278,15 @@ PY
   n=$(sweep_alloc report --json "$H1" "$f"); echo "report --json: $n" >&2
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host_hex"]="zz"; del d["host"]; json.dump(d, open(sys.argv[2], "w"))' "$H2" "$f"
   n=$(sweep_alloc report "$H1" "$f"); echo "report, a host named by its file: $n" >&2
+}
+
+# Each open_memstream(3) of report (a subject's capabilities on a host, the side-by-side
+# table's header, an output row) failing in turn: exit 2 with a message of its own, or the
+# unfaulted answer.
+t_fault_memstream_report() {
+  need_unshare; report_hosts
+  local n
+  n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc report "$H1" "$H2"); echo "report: $n" >&2
+  [ "${n%% *}" -ge 10 ] || fail "$n: fewer than the subjects' and header's streams"
+  n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc report --json "$H1" "$H2"); echo "report --json: $n" >&2
 }

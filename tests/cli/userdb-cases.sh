@@ -8,7 +8,7 @@ USERDB_CASES=(
   userdb_name_forms userdb_hostile_json userdb_size_and_depth userdb_file_kinds
   userdb_odd_names userdb_search_order userdb_one_record_two_names userdb_numbers fault_alloc_userdb
   userdb_uid_file_names valgrind_userdb_prefixes userdb_string_escapes
-  userdb_read_failures fault_asprintf_userdb
+  userdb_read_failures fault_asprintf_userdb fault_memstream_userdb
 )
 
 TAB=$'\t'
@@ -474,4 +474,17 @@ t_fault_asprintf_userdb() {
   n=$(CD_FAULT_ASPRINTF='%s%s%s' SWEEP=CD_FAULT_NTH sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty")
   echo "audit: $n" >&2
   [ "${n%% *}" -ge 5 ] || fail "$n: fewer than the records' paths and errors"
+}
+
+# Each open_memstream(3) (a decoded JSON string, an output row) failing in turn: exit 2 with a
+# message of its own, or the unfaulted answer; a string that could not be decoded is never read
+# as another, nor its record taken for a good one.
+t_fault_memstream_userdb() {
+  need_root; local p d="$CASE_DIR/db" n
+  p=$(std_policy); touch -d '-1 hour' "$p"; mkdir -p "$CASE_DIR/empty"
+  record "$d" alice '{"userName":"alice","capabilityAmbientSet":["cap_net_raw"],"x":{"y":"z"}}'
+  record "$d" bob '{"userName":"bob","capabilityBoundingSet":["cap_chown"]}'
+  n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty")
+  echo "audit: $n" >&2
+  [ "${n%% *}" -ge 9 ] || fail "$n: fewer than the records' strings"
 }

@@ -487,4 +487,8 @@ t_fault_memstream_userdb() {
   n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty")
   echo "audit: $n" >&2
   [ "${n%% *}" -ge 9 ] || fail "$n: fewer than the records' strings"
+  # the first stream is the first record's first string: memory, not a record refused
+  CD_FAULT_MEMSTREAM=1 cd_fault audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty"
+  want_rc 2; want_line "$ERR" "capdelegate: audit: out of memory; no report"
+  no_text "$OUT" "userdb-invalid"
 }

@@ -146,13 +146,8 @@ static char *form_of(const char *s, void (*form)(char *, size_t, const char *, s
 static void print_form(FILE *out, const char *s, void (*form)(char *, size_t, const char *, size_t))
 {
 	char *text = form_of(s, form);
-	if (text == NULL) {
-		/* a "?" would be another name in a report that goes on: stop, as an error, after
-		 * what was printed (@out may be a table's buffer: every stream, stdout too) */
-		fflush(NULL);
-		fputs("capdelegate: error: out of memory while printing: report cut short\n", stderr);
-		exit(CLI_ERROR);
-	}
+	if (text == NULL)
+		cli_print_cut_short();	/* a "?" would be another name in a report that goes on */
 	fputs(text, out);
 	free(text);
 }

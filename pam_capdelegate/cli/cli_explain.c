@@ -205,6 +205,16 @@ static int record_of(const char *path, const struct cd_user *u)
 			    (strlen(uid) == stem && memcmp(base, uid, stem) == 0));
 }
 
+/* Is @path one of @dirs (the error record of a directory that cannot be read: whether it
+ * holds a record of the user is unknown, which is not "it holds none")? */
+static int is_dir(const char *path, const char *const *dirs, size_t ndirs)
+{
+	for (size_t i = 0; i < ndirs; i++)
+		if (strcmp(path, dirs[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* A set, or "-" when the record does not set it (not the same as an empty set). */
 static void print_set(FILE *out, int has, cd_capmask m)
 {
@@ -260,7 +270,7 @@ static int explain_userdb(const struct cd_user *u, cd_capmask grant, const char 
 	cli_table_title(&t, "systemd's user records (pam_systemd, systemd 254 and later)");
 	for (size_t i = 0; i < db.nrecords; i++) {
 		const struct cli_userdb_record *r = &db.records[i];
-		if (!record_of(r->path, u))
+		if (!record_of(r->path, u) && !is_dir(r->path, dirs, ndirs))
 			continue;
 		print_record(&t, r, grant);
 		if (r->error != NULL) {

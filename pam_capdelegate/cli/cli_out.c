@@ -195,14 +195,19 @@ void cli_table_title(struct cli_table *t, const char *title)
 	t->title = title;
 }
 
+void cli_print_cut_short(void)
+{
+	fflush(NULL);
+	fputs("capdelegate: error: out of memory while printing: report cut short\n", stderr);
+	exit(2);	/* CLI_ERROR */
+}
+
 FILE *cli_table_row(struct cli_table *t)
 {
 	if (t->buf == NULL)
 		t->buf = open_memstream(&t->text, &t->len);
-	if (t->buf == NULL) {
-		fprintf(t->out, "%s\t", t->kind);
-		return t->out;
-	}
+	if (t->buf == NULL)
+		cli_print_cut_short();
 	return t->buf;
 }
 
@@ -238,16 +243,13 @@ static void print_tsv(const struct cli_table *t, const char *row, size_t len)
 
 void cli_table_end_row(struct cli_table *t)
 {
-	if (t->buf == NULL) {
-		fputc('\n', t->out);	/* no buffer: the record went straight out */
-		return;
-	}
 	if (t->form == CLI_FORM_TABLE) {
 		fputc('\n', t->buf);
 		return;
 	}
-	if (fclose(t->buf) == 0)
-		print_tsv(t, t->text, t->len);
+	if (fclose(t->buf) != 0)
+		cli_print_cut_short();
+	print_tsv(t, t->text, t->len);
 	free(t->text);
 	t->buf = NULL;
 	t->text = NULL;
@@ -354,7 +356,9 @@ static void print_table(const struct cli_table *t)
 	struct cell *cells = split_cells(t->text, t->len, ncols, &nrows);
 	struct cell *head = calloc(ncols + 1, sizeof(*head));
 	size_t *width = calloc(ncols + 1, sizeof(*width));
-	if (cells != NULL && head != NULL && width != NULL && nrows > 0) {
+	if (cells == NULL || head == NULL || width == NULL)
+		cli_print_cut_short();
+	if (nrows > 0) {
 		for (size_t c = 0; c < ncols; c++) {
 			size_t hl;
 			const char *h = column_name(t, c, &hl);
@@ -385,7 +389,9 @@ void cli_table_end(struct cli_table *t)
 {
 	if (t->buf == NULL)
 		return;
-	if (fclose(t->buf) == 0 && t->form == CLI_FORM_TABLE)
+	if (fclose(t->buf) != 0)
+		cli_print_cut_short();
+	if (t->form == CLI_FORM_TABLE)
 		print_table(t);
 	free(t->text);
 	t->buf = NULL;

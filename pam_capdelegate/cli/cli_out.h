@@ -26,6 +26,11 @@ void cli_json_string(FILE *out, const char *s);
 /* JSON string of the bytes of s in lower-case hex. */
 void cli_json_hex(FILE *out, const char *s);
 
+/* Memory ran out while printing: what was printed goes out (every stream: a table's buffer
+ * too), then "report cut short" on stderr and exit 2. Never a record dropped, unlabelled or
+ * unaligned in a report that goes on. */
+_Noreturn void cli_print_cut_short(void);
+
 /* Records for programs and for people, one writer for check, explain and audit. TSV: a record
  * per line, its kind first, fields separated by tabs (the form scripts read, and the default
  * when stdout is no terminal). Table: the records of one kind aligned in columns under a header

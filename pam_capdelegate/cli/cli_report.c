@@ -210,27 +210,34 @@ static int hexval(char c)
 }
 
 /* The host's exact bytes from host_hex (host holds U+FFFD for bytes that are not UTF-8), else
- * host; NULL if neither is usable. */
-static char *host_name(json_object *doc)
+ * host; NULL if neither is usable, or with *@oom set when memory ran out (a name the file
+ * has is never replaced by the file name for want of memory). */
+static char *host_name(json_object *doc, int *oom)
 {
 	const char *hex = get_str(doc, "host_hex"), *text = get_str(doc, "host");
 	size_t n = hex != NULL ? strlen(hex) : 1;
 	if (hex != NULL && n % 2 == 0 && n > 0) {
 		char *s = malloc(n / 2 + 1);
+		if (s == NULL) {
+			*oom = 1;
+			return NULL;
+		}
 		size_t i;
-		for (i = 0; s != NULL && i < n / 2; i++) {
+		for (i = 0; i < n / 2; i++) {
 			int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
 			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
 				break;
 			s[i] = (char)(hi << 4 | lo);
 		}
-		if (s != NULL && i == n / 2) {
+		if (i == n / 2) {
 			s[i] = '\0';
 			return s;
 		}
 		free(s);
 	}
-	return text != NULL && text[0] != '\0' ? strdup(text) : NULL;
+	char *s = text != NULL && text[0] != '\0' ? strdup(text) : NULL;
+	*oom = text != NULL && text[0] != '\0' && s == NULL;
+	return s;
 }
 
 static int load_host(struct report *r, const char *file)
@@ -255,8 +262,9 @@ static int load_host(struct report *r, const char *file)
 		return -1;
 	}
 	struct host *h = &r->hosts[r->nhosts];
-	*h = (struct host){ .file = file, .doc = doc, .name = host_name(doc) };
-	if (h->name == NULL) {
+	int oom = 0;
+	*h = (struct host){ .file = file, .doc = doc, .name = host_name(doc, &oom) };
+	if (h->name == NULL && !oom) {
 		h->named_by_file = 1;
 		h->name = strdup(file);
 		say_file(file, "no host name recorded (an audit before version 3?): "
@@ -645,24 +653,28 @@ static void json_findings(FILE *out, struct report *r, int errors)
 	fputc(']', out);
 }
 
-/* subject_caps's text as JSON: null for no line, else the array of names. */
-static void json_caps_text(FILE *out, const char *text)
+/* subject_caps's text as JSON: null for no line, else the array of names; -1 when memory
+ * ran out (a name is never written as another). */
+static int json_caps_text(FILE *out, const char *text)
 {
 	if (strcmp(text, "-") == 0) {
 		fputs("null", out);
-		return;
+		return 0;
 	}
 	fputc('[', out);
 	for (const char *p = strcmp(text, "none") == 0 ? "" : text; *p != '\0';) {
 		size_t n = strcspn(p, ",");
 		char *name = strndup(p, n);
+		if (name == NULL)
+			return -1;
 		if (p != text)
 			fputc(',', out);
-		cli_json_string(out, name != NULL ? name : "");
+		cli_json_string(out, name);
 		free(name);
 		p += n + (p[n] == ',');
 	}
 	fputc(']', out);
+	return 0;
 }
 
 static int json_differences(FILE *out, struct report *r, const struct subject *s, size_t n)
@@ -684,7 +696,8 @@ static int json_differences(FILE *out, struct report *r, const struct subject *s
 			fputs(h ? ",{" : "{", out);
 			json_hostref(out, &r->hosts[h]);
 			fputs(",\"caps\":", out);
-			json_caps_text(out, caps[h]);
+			if (json_caps_text(out, caps[h]) < 0)
+				oom = 1;
 			fputc('}', out);
 		}
 		fputs("]}", out);

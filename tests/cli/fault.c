@@ -14,6 +14,8 @@
  *   CD_FAULT_ASPRINTF=FORMAT  the Kth asprintf(3) with exactly FORMAT fails (-1, ENOMEM), K
  *                         from CD_FAULT_NTH (default 1): its memory is libc's, which
  *                         CD_FAULT_ALLOC leaves alone.
+ *   CD_FAULT_MEMSTREAM=N  the Nth open_memstream(3) capdelegate's executable calls fails with
+ *                         ENOMEM: its buffer is libc's, which CD_FAULT_ALLOC leaves alone.
  *   CD_FAULT_STAT=PATH:ERRNO  stat(2) of PATH fails with ERRNO (a number): every time, or
  *                         only the Kth stat of PATH with CD_FAULT_STAT_NTH=K.
  *   CD_FAULT_STATAT=NAME:ERRNO  fstatat(2) of the relative NAME (an entry of a directory the
@@ -209,6 +211,22 @@ int asprintf(char **strp, const char *fmt, ...)
 	int n = vasprintf(strp, fmt, ap);
 	va_end(ap);
 	return n;
+}
+
+FILE *open_memstream(char **ptr, size_t *size)
+{
+	static FILE *(*real)(char **, size_t *);
+	static atomic_long streams;
+	const char *n = getenv("CD_FAULT_MEMSTREAM");
+	uintptr_t addr = (uintptr_t)__builtin_return_address(0);
+	if (n != NULL && dl_iterate_phdr(in_main, &addr) == 1 &&
+	    atomic_fetch_add(&streams, 1) + 1 == atol(n)) {
+		fired();
+		return NULL;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "open_memstream");
+	return real(ptr, size);
 }
 
 int stat(const char *path, struct stat *st)

@@ -5,7 +5,8 @@
 
 REPORT_CASES=(
   report_audit_records_host report_two_hosts report_drift_and_errors report_bad_inputs
-  report_odd_host_name report_missing_host report_usage
+  report_odd_host_name report_missing_host report_usage report_unreadable_and_shapes
+  fault_alloc_report fault_memstream_report
 )
 
 # host_audit NAME POLICY ARGS...: audit --json as host NAME; prints the JSON file's path.
@@ -227,4 +228,72 @@ t_report_usage() {
   cd_run report --help; want_rc 0; want_text "$OUT" "usage: capdelegate report"
   cd_run report --bogus x; want_rc 2
   cd_run help; want_text "$OUT" "report  [--json|--tsv] FILE..."
+}
+
+# More files report must reject whole, each named with why (exit 2), the good one still
+# reported: a file not there, one whose read fails (/proc/self/mem: a regular file whose first
+# byte cannot be read), documents of another type, a rule without caps. White space after the
+# document is allowed. Standard output that cannot be written is an error too.
+t_report_unreadable_and_shapes() {
+  need_unshare; report_hosts
+  local d="$CASE_DIR/bad" py='import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2]); print(json.dumps(d))'
+  mkdir -p "$d"
+  ln -s /proc/self/mem "$d/eio"
+  echo '[]' >"$d/array"
+  echo '"web2"' >"$d/string"
+  python3 -c "$py" "$H2" 'del d["policy"]["rules"][0]["caps"]' >"$d/nocaps"
+  python3 -c "$py" "$H2" 'd["policy"]["rules"][0]["caps"] = ["cap_net_raw", 7]' >"$d/capint"
+  { cat "$H2"; printf ' \t\r\n\n  '; } >"$d/blanks"
+  cd_run report "$H1" "$d/missing" "$d/eio" "$d/array" "$d/string" "$d/nocaps" "$d/capint" "$d/blanks"; want_rc 2
+  want_line "$ERR" "capdelegate: report: $d/missing: rejected, not reported: No such file or directory"
+  want_line "$ERR" "capdelegate: report: $d/eio: rejected, not reported: Input/output error"
+  want_line "$ERR" "capdelegate: report: $d/array: rejected, not reported: not a JSON object"
+  want_line "$ERR" "capdelegate: report: $d/string: rejected, not reported: not a JSON object"
+  want_line "$ERR" "capdelegate: report: $d/nocaps: rejected, not reported: policy.rules[]: an entry without kind, subject and caps"
+  want_line "$ERR" "capdelegate: report: $d/capint: rejected, not reported: policy.rules[]: an entry without kind, subject and caps"
+  no_text "$ERR" "$d/blanks"
+  [ "$(wc -l <"$ERR")" -eq 6 ] || fail "one line per bad file"
+  want_line "$OUT" "host\tweb1\t$H1\thost-field"
+  want_line "$OUT" "host\tweb2\t$d/blanks\thost-field"
+  want_line "$OUT" "differs\tuser\tbob\tweb1=-\tweb2=cap_net_raw"
+  # an error-level finding with an empty message: on a terminal its row ends at its path,
+  # without the blanks of an empty last column
+  python3 -c "$py" "$H2" 'd["findings"].append({"id": "fP-bypass", "path": "/opt/x", "message": ""})' >"$d/quiet"
+  cd_tty report "$d/quiet"; want_rc 2
+  want_text "$OUT" "== Error-level findings"
+  grep -qE '^web2  fP-bypass  /opt/x'$'\r''?$' "$OUT" || fail "the row with an empty message"
+  no_match "$OUT" ' '$'\r''?$'
+  # a report that cannot be written is not a report: exit 2 and why
+  RC=0; "$BIN" report "$H1" "$H2" >/dev/full 2>"$ERR" || RC=$?
+  want_rc 2; want_line "$ERR" "capdelegate: report: standard output: No space left on device"
+  RC=0; "$BIN" report --json "$H1" >/dev/full 2>"$ERR" || RC=$?
+  want_rc 2; want_line "$ERR" "capdelegate: report: standard output: No space left on device"
+}
+
+# Each allocation of report failing in turn (fault-cases.sh's sweep): exit 2 with a message of
+# its own, or the unfaulted answer. Two hosts that differ (the side-by-side table), one named
+# by its file, both as tables, TSV and JSON.
+t_fault_alloc_report() {
+  need_unshare; report_hosts
+  local f="$CASE_DIR/old.json" n
+  python3 - "$H2" "$f" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); del d["host"]; d["host_hex"] = "7a"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+  n=$(sweep_alloc report "$H1" "$f"); echo "report: $n" >&2
+  n=$(sweep_alloc report --json "$H1" "$f"); echo "report --json: $n" >&2
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host_hex"]="zz"; del d["host"]; json.dump(d, open(sys.argv[2], "w"))' "$H2" "$f"
+  n=$(sweep_alloc report "$H1" "$f"); echo "report, a host named by its file: $n" >&2
+}
+
+# Each open_memstream(3) of report (a subject's capabilities on a host, the side-by-side
+# table's header, an output row) failing in turn: exit 2 with a message of its own, or the
+# unfaulted answer.
+t_fault_memstream_report() {
+  need_unshare; report_hosts
+  local n
+  n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc report "$H1" "$H2"); echo "report: $n" >&2
+  [ "${n%% *}" -ge 10 ] || fail "$n: fewer than the subjects' and header's streams"
+  n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc report --json "$H1" "$H2"); echo "report --json: $n" >&2
 }

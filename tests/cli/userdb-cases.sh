@@ -7,7 +7,8 @@ USERDB_CASES=(
   userdb_ambient_grant userdb_ambient_json userdb_bounding_drop userdb_explain
   userdb_name_forms userdb_hostile_json userdb_size_and_depth userdb_file_kinds
   userdb_odd_names userdb_search_order userdb_one_record_two_names userdb_numbers fault_alloc_userdb
-  userdb_uid_file_names valgrind_userdb_prefixes
+  userdb_uid_file_names valgrind_userdb_prefixes userdb_string_escapes
+  userdb_read_failures fault_asprintf_userdb fault_memstream_userdb
 )
 
 TAB=$'\t'
@@ -392,4 +393,121 @@ t_valgrind_userdb_prefixes() {
     grep -qE "^finding${TAB}userdb-invalid${TAB}$CASE_DIR/d$i/bob.user${TAB}none${TAB}user record not audited: not a user record systemd reads: (truncated|bad number)" "$OUT" ||
       fail "prefix of ${i} bytes not refused as cut short: ${full:0:i}"
   done
+}
+
+# RFC 8259's string escapes, decoded as systemd decodes them: \u in either case of hex digits,
+# to UTF-8 of 1, 2 and 3 bytes, and the surrogate pair; what the file's name must then equal
+# (capdelegate(8), USER RECORDS: userName equal to NAME). Keys audit does not read are still
+# JSON: a nested object of them is read through, and any escape it holds refused as anywhere.
+t_userdb_string_escapes() {
+  need_root; local name text why i=0 dirs=() whys=() names=() d="$CASE_DIR/ok"
+  # read: the decoded userName is the file's name (é: 2 bytes, € and U+FFFD: 3 bytes)
+  record "$d" $'b\xc3\xa9\xe2\x82\xac\xef\xbf\xbdA' '{"userName":"b\\u00E9\\u20AC\\uFFFD\\u0041","capabilityAmbientSet":["CAP_NET_R\\u0041W"]}'
+  record "$d" $'c\xc3\xa9' '{"userName":"c\\u00e9","perMachine":null,"capabilityAmbientSet":["\\u0063ap_sys_time"],"x":{"a" : {"b\\u00e9":[1,false,true,null,{}]} , "c":"\\/\\b\\f\\n\\r\\t\\"\\\\"}}'
+  record "$d" dave '{"userName":"dave","capabilityAmbientSet":["cap_kill"],"perMachine":[{"x":{"y":{"uid":1}},"capabilityAmbientSet":["cap_chown"]}]}'
+  # refused: each in its own directory, with its reason
+  while IFS='|' read -r name text why; do
+    i=$((i + 1))
+    record "$CASE_DIR/d$i" "$name" "$text"
+    dirs+=("$CASE_DIR/d$i"); names+=("$name"); whys+=("$why")
+  done <<'CASES'
+bob|{"userName":"bob","x":"\\u1g00"}|bad \u escape
+bob|{"userName":"bob","x":"\\u12|truncated \u escape
+bob|{"userName":"bob","x":"\\udc00"}|lone low surrogate in a \u escape
+bob|{"userName":"bob","x":"\\ud800\\u0041"}|high surrogate without its low surrogate
+bob|{"userName":"bob","x":"\\ud800\\udcg0"}|bad \u escape
+bob|{"userName":"bob","x":"\\ud800\\udc|truncated \u escape
+bob|{"userName":"bob","x":"a\\q"}|bad escape in a string
+bob|{"userName":"bob","x":"b\xc3Ab"}|invalid UTF-8 in a string
+bob|{"userName":"bob","x":"a\\|truncated string
+bob|{"userName":"bob","x":{"a":1,"a\\q":2}}|bad escape in a string
+bob|{"userName":"bob","x":{1:2}}|object key is not a string
+bob|{"userName":"bob","x":{"a" 1}}|expected ':' after an object key
+bob|{"userName":"bob","x":{"a"|truncated
+bob|{"userName":"bob","x":{"a":1,|truncated
+bob|{"userName":"bob","x":{"a":fals}}|not JSON
+bob|{"userName":"bob","x":{"a":[1,{"b":2,"c":3 "d":4}]}}|expected ',' or the end of the array or object
+CASES
+  udb_audit "$d" "${dirs[@]}"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/b"
+  [ "$(count_lines "$OUT" "^finding${TAB}ambient-grant${TAB}$d/b.*${TAB}cap_net_raw${TAB}")" -eq 1 ] || fail "b\\u00E9... not read as its file's name"
+  [ "$(count_lines "$OUT" "^finding${TAB}ambient-grant${TAB}$d/c.*${TAB}cap_sys_time${TAB}")" -eq 1 ] || fail "c\\u00e9 not read as its file's name"
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/dave.user${TAB}cap_chown,cap_kill${TAB}"
+  no_text "$OUT" "userdb-invalid${TAB}$d/"
+  for i in "${!dirs[@]}"; do
+    want_text "$OUT" "finding${TAB}userdb-invalid${TAB}${dirs[$i]}/${names[$i]}.user${TAB}none${TAB}user record not audited: not a user record systemd reads: ${whys[$i]}"
+  done
+  [ "$(count_lines "$OUT" "^finding${TAB}userdb-invalid")" -eq "${#dirs[@]}" ] || fail "one userdb-invalid per refused record"
+  # the same escapes spelled otherwise name another user: refused, not read as b\u00e9
+  rm -rf "$d"
+  record "$d" $'b\xc3\xa9' '{"userName":"b\\u00e8","capabilityAmbientSet":["cap_net_raw"]}'
+  record "$d" $'c\xe2\x82\xac' '{"userName":"c\\u20AD","capabilityAmbientSet":["cap_net_raw"]}'
+  udb_audit "$d"; want_rc 2; no_text "$OUT" "ambient-grant"
+  [ "$(count_lines "$OUT" "^finding${TAB}userdb-invalid${TAB}$d/.*user record not audited: its userName is not the file name")" -eq 2 ] ||
+    fail "a userName other than the file's name read"
+}
+
+# A record or directory that cannot be read is a userdb-invalid with the system's reason, never
+# a record skipped (capdelegate(8), USER RECORDS and FINDINGS): a record whose open fails, one
+# whose read fails (/proc/self/mem, followed as systemd follows links: a regular file whose
+# first byte cannot be read), a directory that cannot be listed (fdopendir out of memory).
+t_userdb_read_failures() {
+  need_root; local d="$CASE_DIR/db" e="$CASE_DIR/db2" p; p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  record "$d" alice '{"userName":"alice","capabilityAmbientSet":["cap_net_raw"]}'
+  record "$d" bob '{"userName":"bob","capabilityAmbientSet":["cap_net_raw"]}'
+  ln -s /proc/self/mem "$d/carol.user"
+  CD_FAULT_OPENAT=bob.user:13 cd_fault audit --config "$p" --confdir '' --userdb "$d" "$CASE_DIR/empty"
+  [ -e "$FIRED" ] || fail "the fault did not fire"
+  want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/alice.user${TAB}cap_net_raw${TAB}"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/bob.user${TAB}none${TAB}user record not audited: cannot open: Permission denied"
+  want_text "$ERR" "capdelegate: audit: error: $d/bob.user: cannot open: Permission denied: user record not audited"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/carol.user${TAB}none${TAB}user record not audited: cannot read: Input/output error"
+  no_text "$OUT" "ambient-grant${TAB}$d/bob.user"
+  # explain: the user's record unreadable is exit 2, and shown
+  CD_FAULT_OPENAT=bob.user:13 cd_fault explain bob --config "$p" --confdir '' --userdb "$d" "$CASE_DIR/empty"
+  want_rc 2
+  want_line "$OUT" "userdb\t$d/bob.user\tambient=-\tbounding=-\tadds=none\tremoves=none\terror: cannot open: Permission denied"
+  # a directory that cannot be listed: its records are unknown, which is not none (audit: a
+  # userdb-invalid; explain: shown, exit 2, as a record of the user that cannot be read)
+  record "$e" dave '{"userName":"dave","capabilityAmbientSet":["cap_net_raw"]}'
+  CD_FAULT_FDOPENDIR=12 cd_fault explain dave --config "$p" --confdir '' --userdb "$e"
+  [ -e "$FIRED" ] || fail "the fault did not fire"
+  want_rc 2
+  want_line "$OUT" "userdb\t$e\tambient=-\tbounding=-\tadds=none\tremoves=none\terror: cannot read the directory: Cannot allocate memory"
+  want_text "$ERR" "capdelegate: explain: error: $e: cannot read the directory: Cannot allocate memory: the session may not get the grant shown"
+  want_line "$OUT" "pI\tnone\tuser"
+  CD_FAULT_FDOPENDIR=12 cd_fault audit --config "$p" --confdir '' --userdb "$e" "$CASE_DIR/empty"; want_rc 2
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$e${TAB}none${TAB}user record not audited: cannot read the directory: Cannot allocate memory"
+}
+
+# Each asprintf(3) of a record's path and of its error failing in turn (fault-cases.sh's
+# sweep): exit 2 with a message of its own, or the unfaulted answer; never a record lost or
+# taken for a good one.
+t_fault_asprintf_userdb() {
+  need_root; local p d="$CASE_DIR/db" n
+  p=$(std_policy); touch -d '-1 hour' "$p"; mkdir -p "$CASE_DIR/empty"
+  record "$d" alice '{"userName":"alice","capabilityAmbientSet":["cap_net_raw"]}'
+  record "$d" bob '{"userName":"bob",'
+  record "$d" carol '{"userName":"bobby"}'
+  n=$(CD_FAULT_ASPRINTF='%s%s%s' SWEEP=CD_FAULT_NTH sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty")
+  echo "audit: $n" >&2
+  [ "${n%% *}" -ge 5 ] || fail "$n: fewer than the records' paths and errors"
+}
+
+# Each open_memstream(3) (a decoded JSON string, an output row) failing in turn: exit 2 with a
+# message of its own, or the unfaulted answer; a string that could not be decoded is never read
+# as another, nor its record taken for a good one.
+t_fault_memstream_userdb() {
+  need_root; local p d="$CASE_DIR/db" n
+  p=$(std_policy); touch -d '-1 hour' "$p"; mkdir -p "$CASE_DIR/empty"
+  record "$d" alice '{"userName":"alice","capabilityAmbientSet":["cap_net_raw"],"x":{"y":"z"}}'
+  record "$d" bob '{"userName":"bob","capabilityBoundingSet":["cap_chown"]}'
+  n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty")
+  echo "audit: $n" >&2
+  [ "${n%% *}" -ge 9 ] || fail "$n: fewer than the records' strings"
+  # the first stream is the first record's first string: memory, not a record refused
+  CD_FAULT_MEMSTREAM=1 cd_fault audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty"
+  want_rc 2; want_line "$ERR" "capdelegate: audit: out of memory; no report"
+  no_text "$OUT" "userdb-invalid"
 }

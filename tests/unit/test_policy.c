@@ -1193,12 +1193,15 @@ static void test_escape_above_377_plain_backslash(void **state)
 	}
 	assert_int_equal(pol.nwarnings, 0);	/* no byte, no doubt: nothing to warn about */
 	cd_policy_free(&pol);
-	/* a name byte below '0' ('-', '.') where a digit would be: no escape, in each place */
+	/* a name byte below '0' ('-', '.') or above '7' ('8', 'a') where an octal digit would be:
+	 * no escape, in each place */
 	setup(NULL);
-	assert_int_equal(load(&pol, "a\\1.7b cap_kill\nc\\-17 cap_kill\nd\\17. cap_kill\n"), CD_POLICY_OK);
-	static const char *const plain[] = { "a\\1.7b", "c\\-17", "d\\17." };
-	assert_int_equal(pol.nrules, 3);
-	for (size_t i = 0; i < 3; i++)
+	assert_int_equal(load(&pol, "a\\1.7b cap_kill\nc\\-17 cap_kill\nd\\17. cap_kill\n"
+			      "e\\187 cap_kill\nf\\1a7 cap_kill\ng\\178 cap_kill\n"), CD_POLICY_OK);
+	static const char *const plain[] = { "a\\1.7b", "c\\-17", "d\\17.", "e\\187", "f\\1a7",
+					     "g\\178" };
+	assert_int_equal(pol.nrules, 6);
+	for (size_t i = 0; i < 6; i++)
 		assert_string_equal(pol.rules[i].name, plain[i]);
 	cd_policy_free(&pol);
 	/* \400 is not \000 (refused), \477 not \077 ('?') */

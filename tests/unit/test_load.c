@@ -483,6 +483,55 @@ static void test_dropins_leave_no_descriptor(void **state)
 	free(p);
 }
 
+/* Drop-ins are read in byte order of their names (capdelegate.conf(5)), whatever order the
+ * directory lists them in: eight made in an order neither sorted nor reversed. */
+static void test_dropins_read_in_name_order(void **state)
+{
+	(void)state;
+	static const char order[] = "52741630";
+	char *dir = fresh_dir("order.d", 0755), *p = in_tmp("order-main.conf"), *f;
+	put(p, "main cap_kill\n");
+	for (const char *c = order; *c; c++) {
+		char text[32];
+		snprintf(text, sizeof(text), "u%c cap_kill\n", *c);
+		assert_true(asprintf(&f, "%s/%c0-part.conf", dir, *c) > 0);
+		put(f, text);
+		free(f);
+	}
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, dir), CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 9);
+	assert_string_equal(pol.rules[0].name, "main");
+	for (size_t i = 1; i < 9; i++) {
+		char want[8];
+		snprintf(want, sizeof(want), "u%zu", i - 1);
+		assert_string_equal(pol.rules[i].name, want);
+	}
+	cd_policy_free(&pol);
+	free(dir);
+	/* two drop-ins are sorted too: in eight directories of two (made second name first), a
+	 * filesystem lists some pair out of order (a hash order puts 1 in 2 either way round) */
+	for (int d = 0; d < 8; d++) {
+		char name[32], *sub;
+		snprintf(name, sizeof(name), "pair%d.d", d);
+		sub = fresh_dir(name, 0755);
+		for (int k = 1; k >= 0; k--) {
+			char text[32];
+			snprintf(text, sizeof(text), "v%d cap_kill\n", k);
+			assert_true(asprintf(&f, "%s/%c%d-x.conf", sub, 'a' + d, k) > 0);
+			put(f, text);
+			free(f);
+		}
+		assert_int_equal(load(&pol, p, sub), CD_POLICY_OK);
+		assert_int_equal(pol.nrules, 3);
+		assert_string_equal(pol.rules[1].name, "v0");
+		assert_string_equal(pol.rules[2].name, "v1");
+		cd_policy_free(&pol);
+		free(sub);
+	}
+	free(p);
+}
+
 /* A drop-in on FUSE (a daemon, maybe a user's, answers stat with any owner) rejects the whole
  * policy, the main file's grants too. */
 static void test_dropin_on_fuse(void **state)
@@ -881,11 +930,13 @@ static void test_stand_in_names(void **state)
 	assert_int_equal(chdir(tmpdir), 0);
 	s.dropin = NULL;
 	o.confdir = NULL;
+	int fds = open_descriptors();
 	enum cd_status st = cd_policy_load(&pol, "bare.conf", &o, &test_log);
 	assert_int_equal(chdir(cwd), 0);
 	assert_int_equal(st, CD_POLICY_OK);
 	assert_true(grant_of(&pol, "bob", NULL) == BIT(CAP_KILL));
 	cd_policy_free(&pol);
+	assert_int_equal(open_descriptors(), fds);	/* the judged directory was closed */
 	free(p);
 	free(dir);
 }
@@ -924,6 +975,7 @@ int main(void)
 		cmocka_unit_test_setup(test_directory_link_in_the_path, setup),
 		cmocka_unit_test_setup(test_every_pseudo_fs_by_type, setup),
 		cmocka_unit_test_setup(test_dropins_leave_no_descriptor, setup),
+		cmocka_unit_test_setup(test_dropins_read_in_name_order, setup),
 		cmocka_unit_test_setup(test_out_of_memory_before_reading, setup),
 		cmocka_unit_test_setup(test_dropin_on_fuse, setup),
 		cmocka_unit_test_setup(test_real_pseudo_mounts, setup),

@@ -1090,6 +1090,22 @@ static void test_shorter_cap_after_longer(void **state)
 	free(dir);
 }
 
+/* cd_name_form's contract: @out of 4 * max + 4 bytes holds the form of any name of at most
+ * @max bytes whole, escapes and all (no "..." cut when every byte is escaped). */
+static void test_name_form_fits_its_contract(void **state)
+{
+	(void)state;
+	static const char *const names[] = { " ", "  ", "a b", "\x01\x02\x03" };
+	static const char *const forms[] = { "\\040", "\\040\\040", "a\\040b",
+					     "\\001\\002\\003" };
+	for (size_t i = 0; i < 4; i++) {
+		size_t max = strlen(names[i]);
+		char out[4 * 3 + 4];
+		cd_name_form(out, 4 * max + 4, names[i], max);
+		assert_string_equal(out, forms[i]);
+	}
+}
+
 /* A name repeated on the next line or in the same list is read from the memo; cap_bpf, seven
  * bytes, is the one name too short for memo_at's 8-byte compares and takes parse_cap_token's
  * own memo path: each occurrence is cap_bpf's bit (39), never a neighbour's (40 is
@@ -1390,6 +1406,7 @@ int main(void)
 		cmocka_unit_test_setup(test_path_with_space_escaped, setup),
 		cmocka_unit_test_setup(test_shorter_cap_after_longer, setup),
 		cmocka_unit_test_setup(test_repeated_short_cap_name, setup),
+		cmocka_unit_test(test_name_form_fits_its_contract),
 		cmocka_unit_test_setup(test_dollar_alone_is_no_subject, setup),
 		cmocka_unit_test_setup(test_dollar_inside_name_shown_escaped, setup),
 		cmocka_unit_test_setup(test_group_names_case_sensitive, setup),

@@ -29,8 +29,10 @@ Prints a table (mutant, the test that killed it or SURVIVED) and a last line
            checks that execute its line: a coverage build ($LAB_MUTATE/cov, gcov) runs every
            check once with its own .gcda files; the map is cached by a hash of the sources and
            tests. A mutant no check executes is NOT COVERED (counts as survived); one that does
-           not build is STILLBORN (left out of the score). The last line is then
-           "mutation: K killed, S survived, B stillborn of N (score K/(K+S) = X%)".
+           not build is STILLBORN, and one whose file compiles to the same machine code as
+           the original's (gcc -O2 and -O0) is SAME CODE: both are left out of the score. The
+           last line is then "mutation: K killed, S survived, B stillborn, E same code of N
+           (score K/(K+S) = X%)".
            With IDs (as the table prints them): those mutants only.
 Each mutant tries first the check that killed it last time ($MUT/killers, else the hints in
 tests/mutations/killers.tsv); --save-hints writes those hints from $MUT/killers.
@@ -250,7 +252,9 @@ mutant() {
     [ "$only" != - ] || { by="NOT COVERED"; return; }
     cp "$SRC/$file" "$W/pristine"
     # the scratch tree's copy: editing the checkout during a run changes nothing
+    object_code "$file" "$W/orig.o" O2 || true
     python3 "$SRC/tests/mutations/generate.py" apply "$name" "$SRC" 2>"$W/apply.err" || by="BROKEN (no longer applies: $(tr '\n' ' ' <"$W/apply.err"))"
+    [ -n "$by" ] || ! same_code "$file" || by="SAME CODE"
   else
     # made by prepare_mutants before the jobs started, from the same synced files
     name=$(basename "$m" .mut)
@@ -280,6 +284,37 @@ mutant() {
     done
   fi
   cp "$W/pristine" "$SRC/$file"   # a fresh mtime: make rebuilds it for the next mutant
+}
+
+# Trivial compiler equivalence: a mutant whose file compiles to the very object code of the
+# original cannot behave otherwise (the compiler proved the change means nothing there, as with
+# `x <= 10` for `x < 11`, or an index inside sizeof). object_code FILE OUT LEVEL compiles the
+# scratch tree's FILE as the build does (config.h, the core's headers, gnu11, PIC) at -LEVEL
+# without debug information, which holds line and column numbers; the original's object is
+# kept by the file's content, so each file is compiled once per job. same_code FILE: the
+# mutated FILE gives the same bytes as the original at -O2 (what Debian ships) and at -O0 (the
+# coverage build; compiled only when -O2 matched).
+object_code() {
+  local file=$1 out=$2 level=$3 sum
+  sum=$(sha256sum <"$SRC/$file" | cut -c1-16)
+  if [ "$out" = "$W/orig.o" ] || [ "$out" = "$W/orig0.o" ]; then
+    [ -f "$W/tce/$sum.$level.o" ] || { mkdir -p "$W/tce"; compile_object "$file" "$W/tce/$sum.$level.o" "$level"; } || return 1
+    cp "$W/tce/$sum.$level.o" "$out"
+  else
+    compile_object "$file" "$out" "$level"
+  fi
+}
+compile_object() {
+  ${CC:-gcc} -DHAVE_CONFIG_H -I"$BLD" -I"$SRC/pam_capdelegate/core" -I"$SRC/$(dirname "$1")" -std=gnu11 \
+    "-$3" -g0 -fPIC -w -c "$SRC/$1" -o "$2" 2>/dev/null
+}
+same_code() {
+  local f=$1
+  [ -s "$W/orig.o" ] && object_code "$f" "$W/mut.o" O2 && cmp -s "$W/orig.o" "$W/mut.o" || return 1
+  cp "$SRC/$f" "$W/mutated.c"; cp "$W/pristine" "$SRC/$f"
+  object_code "$f" "$W/orig0.o" O0 || { cp "$W/mutated.c" "$SRC/$f"; return 1; }
+  cp "$W/mutated.c" "$SRC/$f"
+  object_code "$f" "$W/mut0.o" O0 && cmp -s "$W/orig0.o" "$W/mut0.o"
 }
 
 # prepare_mutants INDEX...: the mutated file of each hand-made mutant muts[INDEX], made from
@@ -399,6 +434,7 @@ job() {
     W="$MUT/w$1" SRC="$MUT/w$1/src" BLD="$MUT/w$1/build"
     sync_tree; build || die "job $1: the unmutated tree does not build (see $W/make.log)"
   fi
+  rm -rf "$W/tce"   # the originals' objects (same_code), made again for these headers
   while i=$(next_mutant); do
     m=${muts[$i]} t=$(date +%s)
     if [ "$GENERATED" -eq 1 ]; then name=${m%%	*}; else name=$(basename "$m" .mut); fi
@@ -406,6 +442,7 @@ job() {
     case "$by" in
       "") by=SURVIVED verdict=survived ;;
       "NOT COVERED") verdict=survived ;;
+      "SAME CODE") verdict=same ;;
       "BROKEN (does not build"*) if [ "$GENERATED" -eq 1 ]; then by=STILLBORN verdict=stillborn
           else verdict=survived; fi ;;
       BROKEN*) verdict=survived ;;
@@ -453,11 +490,12 @@ coverage_map() {
   COVMAP=$map
 }
 
-# report: the survivors and the stillborn, then the score.
+# report: the survivors, the stillborn and the same code, then the score.
 report_generated() {
-  local k s b nc n
+  local k s b e nc n
   k=$(grep -c '^killed' "$MUT/verdicts" || true); s=$(grep -c '^survived' "$MUT/verdicts" || true)
   b=$(grep -c '^stillborn' "$MUT/verdicts" || true); n=$(grep -c . "$MUT/verdicts" || true)
+  e=$(grep -c '^same' "$MUT/verdicts" || true)
   nc=$(grep -c '	NOT COVERED$' "$MUT/verdicts" || true)
   echo
   echo "survivors ($s, of which $nc not covered by any check):"
@@ -467,7 +505,11 @@ report_generated() {
   done
   echo "stillborn ($b, left out of the score):"
   { grep '^stillborn' "$MUT/verdicts" || true; } | cut -f2 | sort | sed 's/^/  /'
-  echo "mutation: $k killed, $s survived, $b stillborn of $n (score K/(K+S) = $(
+  echo "same code ($e, the original's object code at -O2 and -O0: left out of the score):"
+  { grep '^same' "$MUT/verdicts" || true; } | cut -f2 | sort | while read -r id; do
+    printf '  %s  %s\n' "$id" "$(grep -m1 -F "$id	" "$MUT/sample" | cut -f4)"
+  done
+  echo "mutation: $k killed, $s survived, $b stillborn, $e same code of $n (score K/(K+S) = $(
     awk -v k="$k" -v s="$s" 'BEGIN { printf "%.1f%%", (k + s) ? 100 * k / (k + s) : 0 }'))"
 }
 

@@ -30,7 +30,8 @@ Prints a table (mutant, the test that killed it or SURVIVED) and a last line
            check once with its own .gcda files; the map is cached by a hash of the sources and
            tests. A mutant no check executes is NOT COVERED (counts as survived); one that does
            not build is STILLBORN, and one whose file compiles to the same machine code as
-           the original's (gcc -O2 and -O0) is SAME CODE: both are left out of the score. The
+           the original's (gcc -O2, as the product is built) is SAME CODE: both are left out
+           of the score. The
            last line is then "mutation: K killed, S survived, B stillborn, E same code of N
            (score K/(K+S) = X%)".
            With IDs (as the table prints them): those mutants only.
@@ -252,7 +253,7 @@ mutant() {
     [ "$only" != - ] || { by="NOT COVERED"; return; }
     cp "$SRC/$file" "$W/pristine"
     # the scratch tree's copy: editing the checkout during a run changes nothing
-    object_code "$file" "$W/orig.o" O2 || true
+    rm -f "$W/orig.o"; object_code "$file" "$W/orig.o" || true
     python3 "$SRC/tests/mutations/generate.py" apply "$name" "$SRC" 2>"$W/apply.err" || by="BROKEN (no longer applies: $(tr '\n' ' ' <"$W/apply.err"))"
     [ -n "$by" ] || ! same_code "$file" || by="SAME CODE"
   else
@@ -287,34 +288,30 @@ mutant() {
 }
 
 # Trivial compiler equivalence: a mutant whose file compiles to the very object code of the
-# original cannot behave otherwise (the compiler proved the change means nothing there, as with
-# `x <= 10` for `x < 11`, or an index inside sizeof). object_code FILE OUT LEVEL compiles the
-# scratch tree's FILE as the build does (config.h, the core's headers, gnu11, PIC) at -LEVEL
-# without debug information, which holds line and column numbers; the original's object is
-# kept by the file's content, so each file is compiled once per job. same_code FILE: the
-# mutated FILE gives the same bytes as the original at -O2 (what Debian ships) and at -O0 (the
-# coverage build; compiled only when -O2 matched).
+# original cannot behave otherwise in the product (the compiler proved the change means
+# nothing there: `x <= 10` for `x < 11`, an index inside sizeof, a flag's 1 made 2 where it is
+# only tested for truth). object_code FILE OUT compiles the scratch tree's FILE as the build
+# does (config.h, the core's headers, gnu11, PIC, -O2 as Debian and ./lab build it) without
+# debug information, which holds line and column numbers; the original's object is kept by the
+# file's content, so each file is compiled once per job. Only -O2, the code that ships: the -O0 builds here
+# only measure coverage. same_code FILE: the mutated FILE gives the
+# same bytes as the original.
 object_code() {
-  local file=$1 out=$2 level=$3 sum
-  sum=$(sha256sum <"$SRC/$file" | cut -c1-16)
-  if [ "$out" = "$W/orig.o" ] || [ "$out" = "$W/orig0.o" ]; then
-    [ -f "$W/tce/$sum.$level.o" ] || { mkdir -p "$W/tce"; compile_object "$file" "$W/tce/$sum.$level.o" "$level"; } || return 1
-    cp "$W/tce/$sum.$level.o" "$out"
+  local file=$1 out=$2 sum
+  if [ "$out" = "$W/orig.o" ]; then
+    sum=$(sha256sum <"$SRC/$file" | cut -c1-16)
+    [ -f "$W/tce/$sum.o" ] || { mkdir -p "$W/tce"; compile_object "$file" "$W/tce/$sum.o"; } || return 1
+    cp "$W/tce/$sum.o" "$out"
   else
-    compile_object "$file" "$out" "$level"
+    compile_object "$file" "$out"
   fi
 }
 compile_object() {
   ${CC:-gcc} -DHAVE_CONFIG_H -I"$BLD" -I"$SRC/pam_capdelegate/core" -I"$SRC/$(dirname "$1")" -std=gnu11 \
-    "-$3" -g0 -fPIC -w -c "$SRC/$1" -o "$2" 2>/dev/null
+    -O2 -g0 -fPIC -w -c "$SRC/$1" -o "$2" 2>/dev/null
 }
 same_code() {
-  local f=$1
-  [ -s "$W/orig.o" ] && object_code "$f" "$W/mut.o" O2 && cmp -s "$W/orig.o" "$W/mut.o" || return 1
-  cp "$SRC/$f" "$W/mutated.c"; cp "$W/pristine" "$SRC/$f"
-  object_code "$f" "$W/orig0.o" O0 || { cp "$W/mutated.c" "$SRC/$f"; return 1; }
-  cp "$W/mutated.c" "$SRC/$f"
-  object_code "$f" "$W/mut0.o" O0 && cmp -s "$W/orig0.o" "$W/mut0.o"
+  [ -s "$W/orig.o" ] && object_code "$1" "$W/mut.o" && cmp -s "$W/orig.o" "$W/mut.o"
 }
 
 # prepare_mutants INDEX...: the mutated file of each hand-made mutant muts[INDEX], made from
@@ -505,7 +502,7 @@ report_generated() {
   done
   echo "stillborn ($b, left out of the score):"
   { grep '^stillborn' "$MUT/verdicts" || true; } | cut -f2 | sort | sed 's/^/  /'
-  echo "same code ($e, the original's object code at -O2 and -O0: left out of the score):"
+  echo "same code ($e, the original's object code at -O2: left out of the score):"
   { grep '^same' "$MUT/verdicts" || true; } | cut -f2 | sort | while read -r id; do
     printf '  %s  %s\n' "$id" "$(grep -m1 -F "$id	" "$MUT/sample" | cut -f4)"
   done

@@ -301,18 +301,34 @@ DIR *fdopendir(int fd)
 	return real(fd);
 }
 
+/* The fault in @var (ERRNO) fires: -1 with that errno. */
+static int every_call_fault(const char *var)
+{
+	const char *err = getenv(var);
+	if (err == NULL)
+		return 0;
+	fired();
+	errno = atoi(err);
+	return 1;
+}
+
 pid_t fork(void)
 {
 	static pid_t (*real)(void);
-	const char *err = getenv("CD_FAULT_FORK");
-	if (err != NULL) {
-		fired();
-		errno = atoi(err);
+	if (every_call_fault("CD_FAULT_FORK"))
 		return -1;
-	}
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "fork");
 	return real();
+}
+
+/* Does the file open as @fd have a path ending in @suffix (@n bytes)? */
+static int fd_path_ends(int fd, const char *suffix, size_t n)
+{
+	char link[64], path[4096];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(link, path, sizeof(path));
+	return len >= (ssize_t)n && memcmp(path + len - n, suffix, n) == 0;
 }
 
 /* Does the path of @fd end in the SUFFIX of the fault SUFFIX:ERRNO in @var (*@err)? */
@@ -320,12 +336,7 @@ static int fd_suffix_fault(const char *var, int fd, int *err)
 {
 	const char *suffix = NULL;
 	size_t n = fault_spec(var, &suffix, err);
-	char link[64], path[4096];
-	if (n == 0)
-		return 0;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t len = readlink(link, path, sizeof(path));
-	return len >= (ssize_t)n && memcmp(path + len - n, suffix, n) == 0;
+	return n > 0 && fd_path_ends(fd, suffix, n);
 }
 
 int close(int fd)
@@ -362,16 +373,6 @@ int fsync(int fd)
 	return real(fd);
 }
 
-/* The fault in @var (ERRNO) fires: -1 with that errno. */
-static int every_call_fault(const char *var)
-{
-	const char *err = getenv(var);
-	if (err == NULL)
-		return 0;
-	fired();
-	errno = atoi(err);
-	return 1;
-}
 
 int fchown(int fd, uid_t uid, gid_t gid)
 {
@@ -421,15 +422,6 @@ int renameat(int olddfd, const char *oldpath, int newdfd, const char *newpath)
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "renameat");
 	return real(olddfd, oldpath, newdfd, newpath);
-}
-
-/* Does the file open as @fd have a path ending in @suffix (@n bytes)? */
-static int fd_path_ends(int fd, const char *suffix, size_t n)
-{
-	char link[64], path[4096];
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	ssize_t len = readlink(link, path, sizeof(path));
-	return len >= (ssize_t)n && memcmp(path + len - n, suffix, n) == 0;
 }
 
 /* The fault SUFFIX:ERRNO in @var fires for the file @fd, or @path if @fd < 0. */

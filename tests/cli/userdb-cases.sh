@@ -355,8 +355,8 @@ t_userdb_uid_file_names() {
   want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/1234567890.user${TAB}none${TAB}user record not audited: its uid is not the number in the file name"
   # systemd's uid is an unsigned integer, and its JSON takes a real that converts to one and back
   # unchanged for it: 1002.0, 1002e0 and 1.002e3 are uid 1002 (sd_json_variant_has_type), -0 is
-  # uid 0; 1002.5, -1002 and 1e400 (out of range: strtod says ERANGE) are no uid. A reader taking the fraction's '.' for a digit would
-  # make 100180 of 1002.0.
+  # uid 0; 1002.5, -1002 and 1e400 (out of a double's range: ERANGE) are no uid. A reader
+  # taking the fraction's '.' for a digit would make 100180 of 1002.0.
   local v i=0 ok=(1002.0 1002e0 1.002e3 100200e-2) bad=(1002.5 -1002 1002.0000001 1e400 -1e400 1002e-400)
   for v in "${ok[@]}" "${bad[@]}"; do
     i=$((i + 1)); rm -rf "$d"

@@ -153,6 +153,10 @@ V
   want_line "$ERR" "capdelegate: decode: not an even-length hex string of at most 256 bytes: zz; nothing decoded"
   cd_run decode $'0x\e[2J'; want_rc 2
   want_line "$ERR" "capdelegate: decode: not an even-length hex string of at most 256 bytes: 0x\\\\x1b[2J; nothing decoded"
+  # at most 256 bytes: 256 are decoded (too long for any revision), 257 refused
+  cd_run decode "$(printf '03%.0s' $(seq 256))"; want_rc 1; want_line "$OUT" "malformed: revision 3 value is not 24 bytes (256 bytes)"
+  cd_run decode "$(printf '03%.0s' $(seq 257))"; want_rc 2
+  want_text "$ERR" "capdelegate: decode: not an even-length hex string of at most 256 bytes: 0303"
 }
 
 # Each .EX block after an "example: decode" comment: run its command, compare its output.

@@ -540,9 +540,12 @@ t_audit_hostile_names() {
   # in as many bytes (overlong: not UTF-8)
   n6=$(printf 'u800\340\240\200') n7=$(printf 'o7ff\340\237\277')
   n8=$(printf 'u10000\360\220\200\200') n9=$(printf 'offff\360\217\277\277')
-  for n in "$n1" "$n2" "$n3" "$n4" "$n5" "$n6" "$n7" "$n8" "$n9"; do capfile "$t/$n" cap_net_raw=i; done
+  # and two bytes for U+007F (DEL), overlong too: never read as the character
+  local n10; n10=$(printf 'o7f\301\277')
+  for n in "$n1" "$n2" "$n3" "$n4" "$n5" "$n6" "$n7" "$n8" "$n9" "$n10"; do capfile "$t/$n" cap_net_raw=i; done
   cd_nss audit --config "$p" "$t"
-  [ "$(count_lines "$OUT" '^file')" -eq 9 ] || fail "want 9 file records, one line each"
+  [ "$(count_lines "$OUT" '^file')" -eq 10 ] || fail "want 10 file records, one line each"
+  want_text "$OUT" "$t/o7f\\xc1\\xbf	"
   want_text "$OUT" "$t/$n4	"    # valid UTF-8 stays readable
   want_text "$OUT" "$t/$n6	"; want_text "$OUT" "$t/$n8	"
   want_text "$OUT" "$t/o7ff\\xe0\\x9f\\xbf	"; want_text "$OUT" "$t/offff\\xf0\\x8f\\xbf\\xbf	"
@@ -553,6 +556,8 @@ t_audit_hostile_names() {
   [ "$(awk -F'\t' '/^file/ && NF != 8' "$OUT" | wc -l)" -eq 0 ] || fail "a name broke the columns"
   cd_nss audit --json --config "$p" "$t"
   "$HERE/check-json.py" --may-be-empty userdb.records --may-be-empty errors --may-be-empty vanished "$MAN" "$OUT" >&2 || fail "JSON invalid with hostile names"
+  python3 -c 'import json,sys; p=[f["path"] for f in json.load(open(sys.argv[1]))["files"]]; assert any(x.endswith("/o7f\ufffd\ufffd") for x in p), p' "$OUT" \
+    || fail "an overlong DEL in JSON: want two U+FFFD"
   python3 - "$OUT" "$t" <<'PY' || fail "path_hex does not give back the exact names"
 import json, os, sys
 d = json.load(open(sys.argv[1]))

@@ -46,6 +46,8 @@
  *   CD_FAULT_FCHOWN=ERRNO, CD_FAULT_FCHMOD=ERRNO, CD_FAULT_FLOCK=ERRNO,
  *   CD_FAULT_FTRUNCATE=ERRNO  every fchown(2), fchmod(2), flock(2) or ftruncate(2) fails
  *                         with ERRNO, doing nothing.
+ *   CD_FAULT_READDIR=SUFFIX:ERRNO  readdir(3) of a directory whose path ends in SUFFIX fails
+ *                         with ERRNO from its second call on (an entry, then the error).
  *   CD_FAULT_FIRED=FILE   FILE is created when a fault fires.
  *   CD_FAULT_MAXFD=FILE   not a fault: the highest descriptor openat(2) returned is written
  *                         to FILE at exit (descriptors are allocated lowest first, so it
@@ -337,6 +339,21 @@ static int fd_suffix_fault(const char *var, int fd, int *err)
 	const char *suffix = NULL;
 	size_t n = fault_spec(var, &suffix, err);
 	return n > 0 && fd_path_ends(fd, suffix, n);
+}
+
+struct dirent *readdir(DIR *d)
+{
+	static struct dirent *(*real)(DIR *);
+	static atomic_int readdir_calls;
+	int err = 0;
+	if (fd_suffix_fault("CD_FAULT_READDIR", dirfd(d), &err) && atomic_fetch_add(&readdir_calls, 1) > 0) {
+		fired();
+		errno = err;
+		return NULL;
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "readdir");
+	return real(d);
 }
 
 int close(int fd)

@@ -479,6 +479,12 @@ t_userdb_read_failures() {
   want_line "$OUT" "pI\tnone\tuser"
   CD_FAULT_FDOPENDIR=12 cd_fault audit --config "$p" --confdir '' --userdb "$e" "$CASE_DIR/empty"; want_rc 2
   want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$e${TAB}none${TAB}user record not audited: cannot read the directory: Cannot allocate memory"
+  # listed part-way, then readdir fails (EIO): the directory is an error too (exit 2), beside
+  # what the records listed before it say; never those records alone, as if the list were whole
+  CD_FAULT_READDIR="${e##*/}:5" cd_fault audit --config "$p" --confdir '' --userdb "$e" "$CASE_DIR/empty"
+  [ -e "$FIRED" ] || fail "the readdir fault did not fire"
+  want_rc 2
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$e${TAB}none${TAB}user record not audited: cannot read the directory: Input/output error"
 }
 
 # Each asprintf(3) of a record's path and of its error failing in turn (fault-cases.sh's

@@ -206,6 +206,11 @@ assert bytes.fromhex(h["host_hex"]) == b"h\x1b[31m\tx\xff", h
 assert h["host"] == "h\x1b[31m\tx\ufffd", h
 PY
   no_text "$OUT" $'\x1b'
+  # a host_hex of odd length is no byte string: the host field names the host, never the
+  # pairs before its last digit
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host"]="web1"; d["host_hex"]="41424"; print(json.dumps(d))' "$f" >"$CASE_DIR/oddhex.json"
+  cd_run report "$CASE_DIR/oddhex.json"; want_rc 0
+  want_line "$OUT" 'grant\tcap_net_raw\tuser\talice\tweb1'
 }
 
 # Without a host field, the file name stands for the host, and report says so.

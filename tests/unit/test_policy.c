@@ -1090,6 +1090,16 @@ static void test_shorter_cap_after_longer(void **state)
 	free(dir);
 }
 
+/* A name whose first byte is written as an escape is judged by that byte: an escaped '@' first
+ * would read back as a group, an escaped '-' first as an option; both refused as bare ones are. */
+static void test_escaped_first_byte_judged(void **state)
+{
+	(void)state;
+	expect_rejected("\\100staff cap_kill\n", 1, "bad subject");
+	expect_rejected("\\055x cap_kill\n", 1, "bad subject");
+	expect_rejected("\\100 cap_kill\n", 1, "bad subject");
+}
+
 /* cd_name_form's contract: @out of 4 * max + 4 bytes holds the form of any name of at most
  * @max bytes whole, escapes and all (no "..." cut when every byte is escaped). */
 static void test_name_form_fits_its_contract(void **state)
@@ -1407,6 +1417,7 @@ int main(void)
 		cmocka_unit_test_setup(test_shorter_cap_after_longer, setup),
 		cmocka_unit_test_setup(test_repeated_short_cap_name, setup),
 		cmocka_unit_test(test_name_form_fits_its_contract),
+		cmocka_unit_test_setup(test_escaped_first_byte_judged, setup),
 		cmocka_unit_test_setup(test_dollar_alone_is_no_subject, setup),
 		cmocka_unit_test_setup(test_dollar_inside_name_shown_escaped, setup),
 		cmocka_unit_test_setup(test_group_names_case_sensitive, setup),

@@ -23,8 +23,8 @@
 /* A policy that changes while it is read is read again, this many times in all, then refused
  * (capdelegate.conf(5), "CHANGING THE POLICY"). */
 #define CD_POLICY_READ_ATTEMPTS 4
-/* A policy changed less than this long ago may be a writer's pause between two chunks: it is
- * checked again once it is this old. */
+/* A policy changed just now may be a writer's pause between two chunks: it is checked again
+ * after this long (cd_snapshot.c: "just now" allows for the lag of the clock stamping ctime). */
 #define CD_POLICY_SETTLE_MS 50
 /* LOGIN_NAME_MAX on Linux: no user or group name is longer. */
 #define CD_MAX_NAME_LEN 256

@@ -8,10 +8,11 @@
  *    renamed over, created or removed, or changed after it was read while the others were,
  *    makes the files read no single version;
  *  - a policy at rest can still be a prefix: a writer between two chunks. The kernel sets
- *    ctime on every change (user space cannot set it), so a policy whose newest ctime is less
- *    than the settle time old is checked again once it is that old. A writer that pauses
- *    longer than that in the middle cannot be told from a whole file: capdelegate.conf(5) says
- *    to replace the file by rename.
+ *    ctime on every change (user space cannot set it), so a policy whose newest ctime is
+ *    recent (less than the settle time old, plus the margin by which the clock that stamped
+ *    it may lag) is checked again after the settle time, slept by the reader. A writer that
+ *    pauses longer than that in the middle cannot be told from a whole file:
+ *    capdelegate.conf(5) says to replace the file by rename.
  */
 #include "config.h"
 
@@ -80,11 +81,18 @@ static long long ns_of(struct timespec t)
 	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* How long to wait until the newest change is @settle_ms old: 0 when it is already. Ages are
- * measured on the clock the kernel stamps ctime with (current_time: the coarse clock, which
- * lags the real one by a tick, and by longer when the host stops a virtual CPU), so a change
- * never looks older than it is. A ctime ahead of that clock (a fine-grained stamp, or the
- * clock was set back) waits the whole settle time once, not until then.
+/* How long the coarse clock may have lagged when it stamped a ctime. The kernel stamps ctime
+ * with current_time(), the coarse clock, which advances only when a tick updates it; under
+ * load a tick comes late (measured on a 2-core machine at load 8: up to 66 ms behind the real
+ * clock), and once it comes the clock jumps. A change stamped during such a lag therefore
+ * looks older than it is by as much as the lag: a writer's first half, written 5 ms ago, read
+ * 70 ms old. Ages below the settle time plus this margin are not trusted. */
+#define CLOCK_LAG_MARGIN_MS 1000
+
+/* How long to wait before the paths are checked again: 0 when the newest change is older than
+ * the settle time plus the clock's possible lag, else the whole settle time, measured by the
+ * reader's own sleep rather than by the clock that stamped the change (see above). A ctime
+ * ahead of that clock (a fine-grained stamp, or the clock was set back) waits too.
  * An empty file counts as changed now: truncating sets the size before the times (tmpfs's
  * shmem_setattr frees the pages in between), so a file being truncated reads, for a moment,
  * as an empty file with the old times; the wait outlasts that moment. */
@@ -101,7 +109,7 @@ static long long settle_wait_ns(const struct cd_snapshot *s, long settle_ms)
 			newest = changed;
 	}
 	long long age = ns_of(now) - newest;
-	return age >= settle ? 0 : age < 0 ? settle : settle - age;
+	return age >= settle + CLOCK_LAG_MARGIN_MS * 1000000LL ? 0 : settle;
 }
 
 /* The paths are stat'ed again only after the clock was read: a reader stopped between the two

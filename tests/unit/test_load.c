@@ -64,6 +64,8 @@ static const char *grow_suffix;		/* gets anything, once (the file grew since its
 static const char *readlink_longer;	/* readlinkat of this name answers as a longer link would */
 static const char *settle_fill_text;	/* written into settle_fill_path when the loader first */
 static const char *settle_fill_path;	/* waits for the policy to settle (nanosleep) */
+static int settle_waits;	/* the loader's nanosleep calls */
+static long coarse_ahead_ms;	/* CLOCK_REALTIME_COARSE reads this much later than it is */
 static const char *fstat_eio_suffix;	/* fstat of this file fails (EIO) once it has been read */
 static int fstat_eio_armed;
 static const char *open_fstat_eio_suffix;	/* fstat of this file fails (EIO), before any read */
@@ -216,6 +218,7 @@ ssize_t readlinkat(int dfd, const char *path, char *buf, size_t size)
 /* The loader's settle wait (cd_snapshot.c): the writer finishes its file meanwhile. */
 int nanosleep(const struct timespec *want, struct timespec *left)
 {
+	settle_waits++;
 	if (settle_fill_text != NULL) {
 		int fd = open(settle_fill_path, O_WRONLY | O_APPEND);
 		if (fd < 0 || write(fd, settle_fill_text, strlen(settle_fill_text)) !=
@@ -225,6 +228,23 @@ int nanosleep(const struct timespec *want, struct timespec *left)
 		settle_fill_text = NULL;
 	}
 	return clock_nanosleep(CLOCK_MONOTONIC, 0, want, left) == 0 ? 0 : -1;
+}
+
+/* The kernel's coarse clock, caught up after a stall: ctime was stamped while the clock lagged
+ * (under load the tick that advances it comes late), so now it reads later than the stamp by
+ * more than the time really gone by (clock_gettime defined here; other clocks untouched). */
+int clock_gettime(clockid_t id, struct timespec *t)
+{
+	static int (*real)(clockid_t, struct timespec *);
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "clock_gettime");
+	int rc = real(id, t);
+	if (rc == 0 && id == CLOCK_REALTIME_COARSE && coarse_ahead_ms > 0) {
+		long long ns = t->tv_nsec + coarse_ahead_ms * 1000000LL;
+		t->tv_sec += ns / 1000000000LL;
+		t->tv_nsec = ns % 1000000000LL;
+	}
+	return rc;
 }
 
 char *strdup(const char *s)
@@ -249,6 +269,8 @@ static int setup(void **state)
 	grow_text = grow_suffix = settle_fill_text = settle_fill_path = readlink_longer = NULL;
 	fstat_eio_suffix = open_fstat_eio_suffix = read_eio_suffix = NULL;
 	fstat_eio_armed = 0;
+	coarse_ahead_ms = 0;
+	settle_waits = 0;
 	open_renames[0] = NULL;
 	fake_fs_type = 0;
 	append_times = 0;
@@ -862,6 +884,53 @@ static void test_empty_file_with_old_times_waits(void **state)
 	free(p);
 }
 
+/* The torn read of issue 18 seen under load: the first half of a policy, written a moment
+ * ago, whose ctime the coarse clock stamped while it lagged by 70 ms (measured here: up to
+ * 66 ms behind the real clock at load 8). By that clock the file looks older than the settle
+ * time, yet its writer is still between two chunks. capdelegate.conf(5): a policy changed
+ * within about a second is checked again 50 ms later, since the clock that stamps a change
+ * can lag; so the loader waits, the writer's "dave none" arrives, and dave gets nothing. */
+static void test_lagging_clock_does_not_skip_the_settle(void **state)
+{
+	(void)state;
+	char *p = in_tmp("torn.conf");
+	put(p, "@netops cap_net_raw\n");
+	coarse_ahead_ms = CD_POLICY_SETTLE_MS + 20;
+	settle_fill_text = "dave none\n";
+	settle_fill_path = p;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_OK);
+	assert_null(settle_fill_text);	/* the loader waited */
+	const char *groups[] = { "netops", NULL };
+	assert_true(grant_of(&pol, "dave", groups) == 0);
+	assert_true(grant_of(&pol, "carol", groups) == BIT(CAP_NET_RAW));
+	cd_policy_free(&pol);
+	free(p);
+}
+
+/* The other side of the same promise: a policy that has not changed for a while is read
+ * without a wait (pam_capdelegate(8): only a login within about a second of a change waits).
+ * Its age is what the coarse clock says; 900 ms is within the clock's possible lag and waits
+ * once, 2 s is not and does not. */
+static void test_policy_at_rest_read_without_a_wait(void **state)
+{
+	(void)state;
+	char *p = in_tmp("rest.conf");
+	put(p, "alice cap_net_raw\n");
+	struct cd_policy pol;
+	coarse_ahead_ms = 900;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_OK);
+	assert_int_equal(settle_waits, 1);
+	cd_policy_free(&pol);
+	settle_waits = 0;
+	coarse_ahead_ms = 2000;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_OK);
+	assert_int_equal(settle_waits, 0);
+	assert_true(grant_of(&pol, "alice", NULL) == BIT(CAP_NET_RAW));
+	cd_policy_free(&pol);
+	free(p);
+}
+
 /* capdelegate.conf(5): fail closed. The file opened, then not examinable (fstat fails) or not
  * readable (read fails): a system error, nothing granted, the reason logged by name. */
 static void test_fstat_or_read_fails(void **state)
@@ -991,6 +1060,8 @@ int main(void)
 		cmocka_unit_test_setup(test_policy_changed_just_now_waits, setup),
 		cmocka_unit_test_setup(test_file_grown_since_fstat, setup),
 		cmocka_unit_test_setup(test_empty_file_with_old_times_waits, setup),
+		cmocka_unit_test_setup(test_lagging_clock_does_not_skip_the_settle, setup),
+		cmocka_unit_test_setup(test_policy_at_rest_read_without_a_wait, setup),
 		cmocka_unit_test_setup(test_fstat_or_read_fails, setup),
 		cmocka_unit_test_setup(test_file_grown_past_the_limit, setup),
 		cmocka_unit_test_setup(test_stand_in_names, setup),

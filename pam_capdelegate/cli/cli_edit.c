@@ -235,10 +235,15 @@ static void exec_editor(const struct editor *e)
  * SIGHUP are passed on to it, and the edit ends when it has. Returns its wait status, or -1. */
 static int run_editor(const struct editor *e, const char *file)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct sigaction ign = { .sa_handler = SIG_IGN }, dfl = { .sa_handler = SIG_DFL }, chld;
 	sigemptyset(&ign.sa_mask);
+	sigemptyset(&dfl.sa_mask);
 	sigaction(SIGINT, &ign, NULL);
 	sigaction(SIGQUIT, &ign, NULL);
+	/* A SIGCHLD ignored by whoever started edit (inherited through exec) would have the kernel
+	 * reap the editor: waitpid would fail with ECHILD and the edit would be lost for want of
+	 * a status. The wait needs the default; the old disposition is put back after it. */
+	sigaction(SIGCHLD, &dfl, &chld);
 	e->argv[e->nwords] = "--";
 	e->argv[e->nwords + 1] = (char *)file;
 	e->argv[e->nwords + 2] = NULL;
@@ -264,6 +269,7 @@ static int run_editor(const struct editor *e, const char *file)
 			kill(pid, got_signal);
 	}
 	e->argv[e->nwords] = NULL;
+	sigaction(SIGCHLD, &chld, NULL);
 	catch_signals(on_signal, 0);
 	return status;
 }

@@ -791,11 +791,11 @@ SH
   # the lock's pid cannot be written (a file size limit of 0: the write fails with EFBIG)
   # (its messages go through a pipe: the limit would stop them too in a file; a coverage
   # build's gcov runtime cannot write its data under the limit either and says so in lines
-  # of its own, "profiling:...", which are not the edit's)
+  # of its own, "profiling:..." or "libgcov profiling error:...", which are not the edit's)
   RC=0; nss_env
   ( trap '' XFSZ; ulimit -f 0
     exec env "${NSSENV[@]}" EDITOR="$ED" VISUAL="" SUDO_EDITOR="" "$BIN" edit --config "$P" --confdir "$D" ) \
-    </dev/null 2>&1 >/dev/null | sed '/^profiling:/d' >"$ERR" || RC=$?	# pipefail: the edit's status
+    </dev/null 2>&1 >/dev/null | sed -e '/^profiling:/d' -e '/^libgcov profiling error:/d' >"$ERR" || RC=$?	# pipefail: the edit's status
   want_rc 2
   want_line "$ERR" "capdelegate: edit: $CASE_DIR/etc/.capdelegate.conf.lock: cannot write: File too large"
   [ "$(wc -l <"$ERR")" -eq 1 ] || fail "more than the lock's error said: $(cat "$ERR")"

@@ -6,7 +6,7 @@
 REPORT_CASES=(
   report_audit_records_host report_two_hosts report_drift_and_errors report_bad_inputs
   report_odd_host_name report_missing_host report_usage report_unreadable_and_shapes
-  fault_alloc_report fault_memstream_report
+  fault_alloc_report fault_memstream_report valgrind_report
 )
 
 # host_audit NAME POLICY ARGS...: audit --json as host NAME; prints the JSON file's path.
@@ -248,16 +248,18 @@ t_report_unreadable_and_shapes() {
   echo '"web2"' >"$d/string"
   python3 -c "$py" "$H2" 'del d["policy"]["rules"][0]["caps"]' >"$d/nocaps"
   python3 -c "$py" "$H2" 'd["policy"]["rules"][0]["caps"] = ["cap_net_raw", 7]' >"$d/capint"
+  python3 -c "$py" "$H2" 'd["policy"]["rules"][0]["caps"] = [7, "cap_net_raw"]' >"$d/capint1"
   { cat "$H2"; printf ' \t\r\n\n  '; } >"$d/blanks"
-  cd_run report "$H1" "$d/missing" "$d/eio" "$d/array" "$d/string" "$d/nocaps" "$d/capint" "$d/blanks"; want_rc 2
+  cd_run report "$H1" "$d/missing" "$d/eio" "$d/array" "$d/string" "$d/nocaps" "$d/capint" "$d/capint1" "$d/blanks"; want_rc 2
   want_line "$ERR" "capdelegate: report: $d/missing: rejected, not reported: No such file or directory"
   want_line "$ERR" "capdelegate: report: $d/eio: rejected, not reported: Input/output error"
   want_line "$ERR" "capdelegate: report: $d/array: rejected, not reported: not a JSON object"
   want_line "$ERR" "capdelegate: report: $d/string: rejected, not reported: not a JSON object"
   want_line "$ERR" "capdelegate: report: $d/nocaps: rejected, not reported: policy.rules[]: an entry without kind, subject and caps"
   want_line "$ERR" "capdelegate: report: $d/capint: rejected, not reported: policy.rules[]: an entry without kind, subject and caps"
+  want_line "$ERR" "capdelegate: report: $d/capint1: rejected, not reported: policy.rules[]: an entry without kind, subject and caps"
   no_text "$ERR" "$d/blanks"
-  [ "$(wc -l <"$ERR")" -eq 6 ] || fail "one line per bad file"
+  [ "$(wc -l <"$ERR")" -eq 7 ] || fail "one line per bad file"
   want_line "$OUT" "host\tweb1\t$H1\thost-field"
   want_line "$OUT" "host\tweb2\t$d/blanks\thost-field"
   want_line "$OUT" "differs\tuser\tbob\tweb1=-\tweb2=cap_net_raw"
@@ -301,4 +303,18 @@ t_fault_memstream_report() {
   n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc report "$H1" "$H2"); echo "report: $n" >&2
   [ "${n%% *}" -ge 10 ] || fail "$n: fewer than the subjects' and header's streams"
   n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc report --json "$H1" "$H2"); echo "report --json: $n" >&2
+}
+
+# report under valgrind (memcheck; any error fails): two hosts whose lines differ, as a table,
+# as TSV and as JSON. The side-by-side rows hold one string per host, freed per row; none may
+# be read or freed past the last host.
+t_valgrind_report() {
+  need_unshare; command -v valgrind >/dev/null || skip "valgrind missing"
+  report_hosts
+  vg_run report "$H1" "$H2"; want_rc 1
+  want_text "$OUT" "web1="; want_text "$OUT" "web2="
+  vg_run report --tsv "$H1" "$H2"; want_rc 1
+  vg_run report --json "$H1" "$H2"; want_rc 1
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["differs"], d' "$OUT" \
+    || fail "report --json lists no difference"
 }

@@ -720,7 +720,7 @@ t_check_contradiction() {
   p=$(printf '%s\n' 'alice cap_net_raw' '@netops cap_net_admin' 'alice none' '@netops none' \
         '* cap_syslog' '* none' 'dave none' 'bob none' 'bob cap_net_raw' 'carol none' 'carol none' | policy)
   cd_nss check --config "$p"; want_rc 1
-  want_text "$ERR" "$p:3: \"none\" for alice contradicts $p:1: "
+  want_line "$ERR" "capdelegate: warning: $p:3: \"none\" for alice contradicts $p:1: a subject's lines add up, so the lines of alice grant cap_net_raw"
   want_text "$ERR" "$p:4: \"none\" for @netops contradicts $p:2: "
   want_text "$ERR" "$p:6: \"none\" for * contradicts $p:5: "
   want_text "$ERR" "$p:8: \"none\" for bob contradicts $p:9: "   # a "none" above the grant too

@@ -74,6 +74,11 @@ t_report_two_hosts() {
   want_text "$OUT" "== Subjects whose policy lines differ between hosts"
   want_line "$OUT" "KIND  SUBJECT  web1         web2"
   want_line "$OUT" "user  alice    cap_net_raw  cap_net_raw,cap_sys_time"
+  # every table of the report is there on a terminal, its rows aligned
+  want_text "$OUT" "== Hosts"
+  grep -qE "^web2 +$H2 +host-field\$" "$OUT" || fail "no row of web2 in the hosts table"
+  want_text "$OUT" "== Who holds each capability where (policy lines)"
+  grep -qE '^cap_sys_time +user +alice +web2$' "$OUT" || fail "no row of alice's cap_sys_time in the grants table"
   cd_run report --json "$H1" "$H2"; want_rc 1
   python3 - "$OUT" <<'PY' || fail "JSON"
 import json, sys

@@ -542,9 +542,12 @@ t_audit_hostile_names() {
   n8=$(printf 'u10000\360\220\200\200') n9=$(printf 'offff\360\217\277\277')
   # and two bytes for U+007F (DEL), overlong too: never read as the character
   local n10; n10=$(printf 'o7f\301\277')
-  for n in "$n1" "$n2" "$n3" "$n4" "$n5" "$n6" "$n7" "$n8" "$n9" "$n10"; do capfile "$t/$n" cap_net_raw=i; done
+  # a UTF-16 surrogate (U+D800) written as UTF-8 is not UTF-8 either
+  local n11; n11=$(printf 'sur\355\240\200')
+  for n in "$n1" "$n2" "$n3" "$n4" "$n5" "$n6" "$n7" "$n8" "$n9" "$n10" "$n11"; do capfile "$t/$n" cap_net_raw=i; done
   cd_nss audit --config "$p" "$t"
-  [ "$(count_lines "$OUT" '^file')" -eq 10 ] || fail "want 10 file records, one line each"
+  [ "$(count_lines "$OUT" '^file')" -eq 11 ] || fail "want 11 file records, one line each"
+  want_text "$OUT" "$t/sur\\xed\\xa0\\x80	"
   want_text "$OUT" "$t/o7f\\xc1\\xbf	"
   want_text "$OUT" "$t/$n4	"    # valid UTF-8 stays readable
   want_text "$OUT" "$t/$n6	"; want_text "$OUT" "$t/$n8	"

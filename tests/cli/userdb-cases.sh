@@ -103,12 +103,13 @@ t_userdb_explain() {
   want_line "$OUT" "pI\tcap_net_admin,cap_net_raw\tgroup"
 }
 
-# Names as systemd's capability_from_name takes them: any case, or a number 0..63.
+# Names as systemd's capability_from_name takes them: any case, or a number 0..63 (each digit
+# 0-9: "39" is cap_bpf).
 t_userdb_name_forms() {
   need_root; local d="$CASE_DIR/db"
-  record "$d" bob '{"userName":"bob","capabilityAmbientSet":["CAP_NET_RAW","Cap_Syslog","12","cap_net_raw"]}'
+  record "$d" bob '{"userName":"bob","capabilityAmbientSet":["CAP_NET_RAW","Cap_Syslog","12","cap_net_raw","39"]}'
   udb_audit "$d"; want_rc 2
-  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_admin,cap_net_raw,cap_syslog${TAB}"
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_admin,cap_net_raw,cap_syslog,cap_bpf${TAB}"
   # an escaped key is the same key (systemd decodes it): no hiding behind \u0041
   record "$d" bob '{"userName":"bob","capability\\u0041mbientSet":["cap_net_raw"]}'
   udb_audit "$d"; want_rc 2
@@ -244,11 +245,15 @@ t_userdb_odd_names() {
   # a name outside the BMP, written as a surrogate pair: U+10000 is 4 bytes of UTF-8, the
   # file's name, so the record is read (not refused for another name) and reported
   record "$d" $'a\xf0\x90\x80\x80' '{"userName":"a\\ud800\\udc00","capabilityAmbientSet":["cap_net_raw"]}'
+  # and one whose high surrogate is not the first (U+1F600 = D83D DE00: 0x3D of the high
+  # half shifted by 10 bits), which only the whole formula decodes to the file's name
+  record "$d" $'b\xf0\x9f\x98\x80' '{"userName":"b\\ud83d\\ude00","capabilityAmbientSet":["cap_net_raw"]}'
   udb_audit "$d"; want_rc 2
   no_text "$OUT" $'\x1b'; no_text "$ERR" $'\x1b'
   want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/a"
   no_text "$OUT" "userdb-invalid"
-  [ "$(count_lines "$OUT" '^finding.ambient-grant')" -eq 3 ] || fail "three findings: $(cat "$OUT")"
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/b"
+  [ "$(count_lines "$OUT" '^finding.ambient-grant')" -eq 4 ] || fail "four findings: $(cat "$OUT")"
   want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/ev\\x1b[31mil.user${TAB}cap_net_raw${TAB}user record of ev\\033\\13331mil raises"
   want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/new\\x0aline.user${TAB}cap_net_raw${TAB}user record of new\\012line raises"
   [ "$(count_lines "$OUT" '^finding')" -ge 2 ] || fail "two findings"

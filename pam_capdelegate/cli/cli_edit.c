@@ -235,7 +235,7 @@ static void exec_editor(const struct editor *e)
  * SIGHUP are passed on to it, and the edit ends when it has. Returns its wait status, or -1. */
 static int run_editor(const struct editor *e, const char *file)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN }, dfl = { .sa_handler = SIG_DFL }, chld;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, dfl = { .sa_handler = SIG_DFL }, chld = dfl;
 	sigemptyset(&ign.sa_mask);
 	sigemptyset(&dfl.sa_mask);
 	sigaction(SIGINT, &ign, NULL);

@@ -505,6 +505,38 @@ static void test_dropins_leave_no_descriptor(void **state)
 	free(p);
 }
 
+/* The loader closes only what it opened: a drop-in directory that is missing (the usual
+ * install) or refused leaves every descriptor of its caller as it was. The module runs inside
+ * login and sshd, whose descriptors 0-2 are the user's terminal or connection. */
+static void test_dropin_dir_missing_or_refused_closes_nothing_else(void **state)
+{
+	(void)state;
+	char *p = in_tmp("others-main.conf"), *missing = in_tmp("others-missing.d");
+	char *open_dir = fresh_dir("others-open.d", 0777);
+	put(p, "alice cap_net_raw\n");
+	int saved = dup(0), null = open("/dev/null", O_RDONLY);
+	assert_true(saved >= 0 && null >= 0);
+	assert_int_equal(dup2(null, 0), 0);
+	struct stat before, after;
+	assert_int_equal(fstat(0, &before), 0);
+	const char *dirs[] = { missing, open_dir };
+	const enum cd_status want[] = { CD_POLICY_OK, CD_POLICY_UNSAFE };
+	for (size_t i = 0; i < 2; i++) {
+		struct cd_policy pol;
+		assert_int_equal(load(&pol, p, dirs[i]), want[i]);
+		cd_policy_free(&pol);
+		int open0 = fstat(0, &after) == 0;
+		if (!open0 || after.st_dev != before.st_dev || after.st_ino != before.st_ino)
+			fail_msg("descriptor 0 closed or replaced by the loader (drop-in directory %s)", dirs[i]);
+	}
+	assert_int_equal(dup2(saved, 0), 0);
+	close(saved);
+	close(null);
+	free(open_dir);
+	free(missing);
+	free(p);
+}
+
 /* Drop-ins are read in byte order of their names (capdelegate.conf(5)), whatever order the
  * directory lists them in: eight made in an order neither sorted nor reversed. */
 static void test_dropins_read_in_name_order(void **state)
@@ -1045,6 +1077,7 @@ int main(void)
 		cmocka_unit_test_setup(test_every_pseudo_fs_by_type, setup),
 		cmocka_unit_test_setup(test_dropins_leave_no_descriptor, setup),
 		cmocka_unit_test_setup(test_dropins_read_in_name_order, setup),
+		cmocka_unit_test_setup(test_dropin_dir_missing_or_refused_closes_nothing_else, setup),
 		cmocka_unit_test_setup(test_out_of_memory_before_reading, setup),
 		cmocka_unit_test_setup(test_dropin_on_fuse, setup),
 		cmocka_unit_test_setup(test_real_pseudo_mounts, setup),

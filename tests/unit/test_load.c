@@ -65,6 +65,7 @@ static const char *readlink_longer;	/* readlinkat of this name answers as a long
 static const char *settle_fill_text;	/* written into settle_fill_path when the loader first */
 static const char *settle_fill_path;	/* waits for the policy to settle (nanosleep) */
 static int settle_waits;	/* the loader's nanosleep calls */
+static int settle_eintr_once;	/* the next nanosleep is cut short by a signal (EINTR) at once */
 static long coarse_ahead_ms;	/* CLOCK_REALTIME_COARSE reads this much later than it is */
 static const char *fstat_eio_suffix;	/* fstat of this file fails (EIO) once it has been read */
 static int fstat_eio_armed;
@@ -219,6 +220,13 @@ ssize_t readlinkat(int dfd, const char *path, char *buf, size_t size)
 int nanosleep(const struct timespec *want, struct timespec *left)
 {
 	settle_waits++;
+	if (settle_eintr_once) {	/* a signal came before any of the time went by */
+		settle_eintr_once = 0;
+		if (left != NULL)
+			*left = *want;
+		errno = EINTR;
+		return -1;
+	}
 	if (settle_fill_text != NULL) {
 		int fd = open(settle_fill_path, O_WRONLY | O_APPEND);
 		if (fd < 0 || write(fd, settle_fill_text, strlen(settle_fill_text)) !=
@@ -270,7 +278,7 @@ static int setup(void **state)
 	fstat_eio_suffix = open_fstat_eio_suffix = read_eio_suffix = NULL;
 	fstat_eio_armed = 0;
 	coarse_ahead_ms = 0;
-	settle_waits = 0;
+	settle_waits = settle_eintr_once = 0;
 	open_renames[0] = NULL;
 	fake_fs_type = 0;
 	append_times = 0;
@@ -940,6 +948,25 @@ static void test_lagging_clock_does_not_skip_the_settle(void **state)
 	free(p);
 }
 
+/* A signal during the settle wait (a login's SIGALRM, SIGCHLD) does not shorten it: the rest of
+ * the time is slept. The writer's "dave none" comes only after the interruption. */
+static void test_settle_wait_survives_a_signal(void **state)
+{
+	(void)state;
+	char *p = in_tmp("interrupted.conf");
+	put(p, "@netops cap_net_raw\n");
+	settle_eintr_once = 1;
+	settle_fill_text = "dave none\n";
+	settle_fill_path = p;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_OK);
+	assert_null(settle_fill_text);	/* the wait went on after the signal */
+	const char *groups[] = { "netops", NULL };
+	assert_true(grant_of(&pol, "dave", groups) == 0);
+	cd_policy_free(&pol);
+	free(p);
+}
+
 /* The other side of the same promise: a policy that has not changed for a while is read
  * without a wait (pam_capdelegate(8): only a login within about a second of a change waits).
  * Its age is what the coarse clock says; 900 ms is within the clock's possible lag and waits
@@ -1095,6 +1122,7 @@ int main(void)
 		cmocka_unit_test_setup(test_empty_file_with_old_times_waits, setup),
 		cmocka_unit_test_setup(test_lagging_clock_does_not_skip_the_settle, setup),
 		cmocka_unit_test_setup(test_policy_at_rest_read_without_a_wait, setup),
+		cmocka_unit_test_setup(test_settle_wait_survives_a_signal, setup),
 		cmocka_unit_test_setup(test_fstat_or_read_fails, setup),
 		cmocka_unit_test_setup(test_file_grown_past_the_limit, setup),
 		cmocka_unit_test_setup(test_stand_in_names, setup),

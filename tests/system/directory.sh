@@ -117,6 +117,25 @@ done
 check journal/frank-via-group-with-space "$(facts cli | grep -m1 "user=frank@" || echo none)" \
   eval 'facts cli | grep -q "user=frank@$D granted=cap_syslog via=group"'
 
+# --- 2b. side by side with Debian's pam_cap: the same users through two scratch services that
+# differ only in the capability module (lab-pamcap: pam_cap.so with lab-capability.conf, the
+# policy as pam_cap can say it; lab-capdelegate: our auth line), each from an empty pI. The table
+# goes to the log and to $work/pam_cap-table.tsv; the checks: both stacks ran, capdelegate's
+# column is the policy's grant (what the logins above got).
+CMP_USERS=("alice@$D" "bob@$D" "erin@$D" "frank@$D" carol bob)
+root pam-cap-cmp "lab-pam-setcred lab-capdelegate ${CMP_USERS[*]}; lab-pam-setcred lab-pamcap ${CMP_USERS[*]}" || true
+cmp_fact() { tr -d '\r' <"$work/pam-cap-cmp.txt" | awk -v s="$1" -v u="$2" -v f="$3" '$1 == "@@" && $2 == "cmp" && $3 == s && $4 == u { print $f }'; }
+capnames() { is_hex "$1" && /usr/sbin/capsh --decode="$1" | sed 's/.*=//; s/^$/none/' || echo "?"; }
+printf 'USER\tpam_cap\tcapdelegate\tpolicy\n' >"$work/pam_cap-table.tsv"
+for u in "${CMP_USERS[@]}"; do
+  pc=$(cmp_fact lab-pamcap "$u" 6) cd=$(cmp_fact lab-capdelegate "$u" 6)
+  printf '%s\t%s\t%s\t%s\n' "$u" "$(capnames "$pc")" "$(capnames "$cd")" "$(capnames "$(printf %x "${DGRANT[$u]}")")" >>"$work/pam_cap-table.tsv"
+  check "pam_cap-side-by-side/$u/stacks-ran" "pam rc: pam_cap $(cmp_fact lab-pamcap "$u" 5), capdelegate $(cmp_fact lab-capdelegate "$u" 5)" \
+    eval '[ "$(cmp_fact lab-pamcap "$u" 5)" = 0 ] && [ "$(cmp_fact lab-capdelegate "$u" 5)" = 0 ]'
+  check "pam_cap-side-by-side/$u/capdelegate-is-policy" "CapInh=$cd" hex_eq "$cd" "${DGRANT[$u]}"
+done
+while read -r l; do log "pam_cap side by side: $l"; done <"$work/pam_cap-table.tsv"
+
 # --- 3. outage, cached: slapd stopped, SSSD offline; users who logged in before ----------------
 root slapd-stop 'systemctl stop slapd; echo "@@ slapd=$(systemctl is-active slapd)"' || true
 check outage-cached/slapd-stopped "slapd: $(fact slapd-stop 0 slapd)" [ "$(fact slapd-stop 0 slapd)" = inactive ]

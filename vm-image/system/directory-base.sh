@@ -21,7 +21,9 @@ base=$1 dir=$2
 # sssd-ldap (+ sssd-common): the LDAP back end; libnss-sss and libpam-sss: what logins go through;
 # sssd-tools and sssd-dbus: sssctl domain-status, to see whether SSSD is online or offline (it
 # asks the InfoPipe responder, sssd_ifp, which sssd-dbus holds).
-PACKAGES=(slapd ldap-utils sssd-ldap sssd-common libnss-sss libpam-sss sssd-tools sssd-dbus)
+# libpam-cap: Debian's pam_cap, side by side with capdelegate in a scratch PAM service only
+# (directory-overlay.sh takes its profile out of common-auth).
+PACKAGES=(slapd ldap-utils sssd-ldap sssd-common libnss-sss libpam-sss sssd-tools sssd-dbus libpam-cap)
 
 mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
 mirror=${mirror:-http://deb.debian.org/debian}

@@ -69,7 +69,10 @@ grep -qE '^group:.*\bsss\b' "$stage/etc/nsswitch.conf" || { echo "directory-over
 
 # --- PAM: pam_sss (libpam-sss's profile, on by default) and pam_mkhomedir (directory users have
 # no home until their first login) beside capdelegate, all by pam-auth-update.
+# libpam-cap's profile is on by default: taken out (pam_cap runs only in the scratch service below).
+inroot pam-auth-update --disable capability
 inroot pam-auth-update --enable sss mkhomedir capdelegate
+! grep -l pam_cap.so "$stage"/etc/pam.d/common-* || { echo "directory-overlay.sh: pam_cap in common-*" >&2; exit 1; }
 # The directory is in the auth stack, and our lines are still where pam_capdelegate(8) wants them.
 order=$(grep -h -o -E 'pam_(unix|sss|systemd|capdelegate|mkhomedir)\.so' "$stage/etc/pam.d/common-auth" "$stage/etc/pam.d/common-session" | paste -sd' ')
 [ "$order" = "pam_unix.so pam_sss.so pam_capdelegate.so pam_unix.so pam_sss.so pam_systemd.so pam_mkhomedir.so pam_capdelegate.so" ] \
@@ -80,3 +83,10 @@ order=$(grep -h -o -E 'pam_(unix|sss|systemd|capdelegate|mkhomedir)\.so' "$stage
 install -m 644 "$files/capdelegate.conf" "$stage/etc/security/capdelegate.conf"
 install -m 644 "$files/capdelegate.conf" "$stage/root/lab/capdelegate.conf"
 mkdir -p "$stage/home/corp"
+
+# --- pam_cap side by side: two scratch services that differ only in the capability module, and
+# the driver that runs their auth stack (pam_setcred) for a user and prints the pI it leaves.
+install -m 644 "$files/capability.conf" "$stage/etc/security/lab-capability.conf"
+printf 'auth required pam_permit.so\nauth optional pam_cap.so config=/etc/security/lab-capability.conf\n' >"$stage/etc/pam.d/lab-pamcap"
+printf 'auth required pam_permit.so\nauth optional pam_capdelegate.so\n' >"$stage/etc/pam.d/lab-capdelegate"
+gcc -std=gnu11 -O2 -Wall -Wextra -o "$stage/usr/local/sbin/lab-pam-setcred" "$LAB_ROOT/tests/system/pam_setcred.c" -lpam -lcap

@@ -13,18 +13,21 @@ export LAB_CACHE=${LAB_CACHE:-$LAB_ROOT/.cache}
 export LAB_T0=${LAB_T0:-$(date +%s)}
 T0=$(date +%s)
 
-release=bookworm
+release=bookworm site=""
 case "${1:-}" in
   --help|-h) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
-    echo "usage: tests/system/run.sh [--release bookworm|trixie]   (needs root; transcripts in"
-    echo "  \$LAB_RESULTS/system for bookworm, the default, \$LAB_RESULTS/system-RELEASE for another)"
+    echo "usage: tests/system/run.sh [--release bookworm|trixie | --directory]   (needs root; transcripts"
+    echo "  in \$LAB_RESULTS/system for bookworm, the default, \$LAB_RESULTS/system-RELEASE for another)"
+    echo "  --directory: bookworm as the directory site (slapd, SSSD; tests/system/directory.sh), in"
+    echo "  \$LAB_RESULTS/system-directory"
     exit 0 ;;
   --release) [ $# -eq 2 ] || { echo "usage: tests/system/run.sh [--release R]" >&2; exit 2; }; release=$2 ;;
+  --directory) [ $# -eq 1 ] || { echo "usage: tests/system/run.sh --directory" >&2; exit 2; }; site=directory ;;
   "") ;;
-  *) echo "usage: tests/system/run.sh [--help] [--release R]" >&2; exit 2 ;;
+  *) echo "usage: tests/system/run.sh [--help] [--release R | --directory]" >&2; exit 2 ;;
 esac
 case "$release" in
-  bookworm) work=${LAB_RESULTS:-$LAB_ROOT/_results}/system ;;
+  bookworm) work=${LAB_RESULTS:-$LAB_ROOT/_results}/system${site:+-$site} ;;
   trixie) work=${LAB_RESULTS:-$LAB_ROOT/_results}/system-$release ;;
   *) echo "tests/system/run.sh: unknown release '$release' (bookworm, trixie)" >&2; exit 2 ;;
 esac
@@ -43,7 +46,8 @@ for t in expect socat ssh qemu-system-x86_64; do
 done
 
 # The image first: it needs no kernel, so ./lab test builds it beside a cold kernel build.
-image=$("$LAB_ROOT/vm-image/system/build.sh" --release "$release") || { log "image build failed"; exit 2; }
+bargs=(--release "$release"); [ -z "$site" ] || bargs=("--$site")
+image=$("$LAB_ROOT/vm-image/system/build.sh" "${bargs[@]}") || { log "image build failed"; exit 2; }
 kernel=${CAPDELEGATE_KERNEL:-$("$LAB_ROOT/kernel/lab-kernel.sh" path bzimage)} || { log "no guest kernel"; exit 2; }
 export CAPDELEGATE_KERNEL=$kernel
 rm -rf "$work"; mkdir -p "$work"
@@ -113,6 +117,23 @@ session() {
   if [ "$(( want & NET_RAW ))" -ne 0 ]; then check "$c/ping-works" "rc=$rc: $out" [ "$rc" = 0 ]
   else check "$c/ping-eperm" "rc=$rc: $out" eval '[ "$rc" != 0 ] && [[ $out == *"Operation not permitted"* ]]'; fi
 }
+
+# power_off: root powers the guest off from inside; QEMU must end.
+power_off() {
+  root poweroff 'guest-poweroff' || true
+  for _ in $(seq 60); do kill -0 "$qemu" 2>/dev/null || break; sleep 1; done
+  check poweroff-from-inside "QEMU still running 60 s after guest-poweroff" eval '! kill -0 "$qemu" 2>/dev/null'
+}
+
+# The directory site (issue 23) has checks of its own, on the same boot and helpers.
+if [ "$site" = directory ]; then
+  # shellcheck source=tests/system/directory.sh
+  . "$here/directory.sh"
+  power_off
+  log "figures: boot to console prompt ${boot_ms} ms; logins (ms): $(for n in "${!took[@]}"; do echo "$n=${took[$n]}"; done | sort | paste -sd' ')"
+  log "total $(( $(date +%s) - T0 )) s; transcripts in $work"
+  exit 0
+fi
 
 # --- 0. a look inside the session stack: lab-probe --pam (pam_exec.so) just before our session
 # line, in common-session (sshd, login, su -) and common-session-noninteractive (systemd-user),
@@ -344,9 +365,7 @@ check marks-hole/marks-check-clean "rc=$(m check.rc)" [ "$(m check.rc)" = 0 ]
 [ "$release" != bookworm ] || . "$here/ansible.sh"
 
 # --- power off, figures -----------------------------------------------------------------------
-root poweroff 'guest-poweroff' || true
-for _ in $(seq 60); do kill -0 "$qemu" 2>/dev/null || break; sleep 1; done
-check poweroff-from-inside "QEMU still running 60 s after guest-poweroff" eval '! kill -0 "$qemu" 2>/dev/null'
+power_off
 ssh_ms=$(for u in alice bob carol dave erin; do echo "${took[ssh-$u]}"; done | sort -n | paste -sd' ')
 log "figures: boot to console prompt ${boot_ms} ms; ssh logins (ms): $ssh_ms; console alice+bob ${took[console]} ms"
 log "total $(( $(date +%s) - T0 )) s; transcripts in $work"

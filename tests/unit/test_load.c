@@ -15,7 +15,10 @@
  *    appends to it once the reader reached its end), a main file renamed over while a drop-in
  *    is opened, a policy changed just now, a policy that never stops changing, a file grown
  *    between its fstat and its read (read defined here), an empty file with old times that
- *    its writer fills while the loader waits for it to settle (nanosleep defined here).
+ *    its writer fills while the loader waits for it to settle (nanosleep defined here), a
+ *    change stamped while the kernel's coarse clock lagged (clock_gettime defined here: the
+ *    clock caught up), a settle wait cut short by a signal (nanosleep says EINTR once);
+ *  - a missing or refused drop-in directory closes none of the caller's descriptors.
  * Runs unprivileged, like test_policy.c (the required owner is the test's own uid).
  */
 #include "config.h"

@@ -390,7 +390,6 @@ int fsync(int fd)
 	return real(fd);
 }
 
-
 int fchown(int fd, uid_t uid, gid_t gid)
 {
 	static int (*real)(int, uid_t, gid_t);

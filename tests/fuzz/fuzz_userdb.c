@@ -140,8 +140,26 @@ static int fields_of(json_object *top, struct want *w, const char **user)
 }
 
 /* json-c's answer: the tree, or NULL when it refuses the bytes or leaves some unread. */
+/* A quote ' outside a "string": json-c 0.16 takes 'text' as a string even with
+ * JSON_TOKENER_STRICT; RFC 8259 (and systemd's parser) has no such string. */
+static int single_quoted(const uint8_t *data, size_t size)
+{
+	int in_string = 0;
+	for (size_t i = 0; i < size; i++) {
+		if (in_string && data[i] == '\\')
+			i++;
+		else if (data[i] == '"')
+			in_string = !in_string;
+		else if (!in_string && data[i] == '\'')
+			return 1;
+	}
+	return 0;
+}
+
 static json_object *json_c(const uint8_t *data, size_t size)
 {
+	if (single_quoted(data, size))
+		return NULL;
 	struct json_tokener *tok = json_tokener_new_ex(64);
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	json_object *o = json_tokener_parse_ex(tok, (const char *)data, (int)size);

@@ -10,7 +10,7 @@ FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import faul
   fault_stat_vanished_inner_file audit_reopen_by_name fault_dropin_dir_unlisted
   fault_alloc_dropin_notes fault_print_cut_short valgrind_audit_problems fault_walk_examine_dir
   fault_walk_cwd_unopened fault_getxattr_errors audit_dir_moved_during_scan fault_fstat_marks_staged
-  fault_alloc_audit_roots fault_asprintf_dropin_path)
+  fault_alloc_audit_roots fault_asprintf_dropin_path fault_marks_duplicate_search)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -97,6 +97,20 @@ t_fault_alloc_marks() {
   capfile "$t/ping" cap_net_raw=ep; : >"$t/plain"; chmod 0755 "$t/plain"   # both drift
   m=$(printf '%s cap_net_raw=i\n%s cap_net_admin,cap_net_raw=ei nosuid\n' "$t/ping" "$t/plain" | policy marks)
   n=$(sweep_alloc marks check --marks "$m"); echo "marks check: $n" >&2
+}
+
+# The search for a path declared twice needs one array of a pointer per mark; when it cannot
+# be had, the file is not known to be free of duplicates: an error (exit 2, out of memory),
+# never a check of marks as if none were declared twice. 37 marks: an array of 296 bytes, a
+# size no other allocation of marks check has here (the fault must fire on that one).
+t_fault_marks_duplicate_search() {
+  local m i
+  m=$(for ((i = 10; i < 47; i++)); do printf '/nonexistent/capdelegate-%d cap_net_raw=i\n' "$i"; done | policy marks)
+  cd_fault marks check --marks "$m"
+  [ "$RC" -ne 2 ] || fail "unfaulted: exit 2"
+  CD_FAULT_MALLOC_SIZE=$((37 * 8)) cd_fault marks check --marks "$m"
+  [ -e "$FIRED" ] || fail "no 296-byte allocation"
+  want_rc 2; want_text "$ERR" "$m: out of memory: no file changed"; no_text "$OUT" "mark	"
 }
 
 # One chosen allocation, by the text copied: what the command was about to rely on.

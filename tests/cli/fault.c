@@ -8,6 +8,9 @@
  *                         capdelegate's executable (not from libc, nss_wrapper or libcap, whose own
  *                         allocations would only test them). A test runs N = 1, 2, ... until
  *                         the fault no longer fires: every allocation fails once.
+ *   CD_FAULT_MALLOC_SIZE=BYTES  the first malloc(3) of exactly BYTES bytes capdelegate's
+ *                         executable asks for fails with ENOMEM: one chosen allocation (an
+ *                         array sized by its input), where its place in the count is a guess.
  *   CD_FAULT_STRDUP=TEXT  the Kth strdup or strndup of exactly TEXT fails with ENOMEM, K from
  *                         CD_FAULT_NTH (default 1): one chosen allocation, where counting all
  *                         of them would depend on the tree or the threads.
@@ -144,9 +147,31 @@ static int fail_alloc(void *caller)
 	return 1;
 }
 
+static atomic_int sized_fired;
+
+/* CD_FAULT_MALLOC_SIZE: is this the first malloc of that size from capdelegate itself? */
+static int fail_sized(size_t n, void *caller)
+{
+	static int registered;
+	const char *size = getenv("CD_FAULT_MALLOC_SIZE");
+	uintptr_t addr = (uintptr_t)caller;
+	if (size != NULL && !registered) {	/* gcov's allocations at exit are not the program's */
+		registered = 1;
+		atexit(stop_faults);
+		pthread_atfork(NULL, NULL, stop_faults);
+	}
+	if (size == NULL || (size_t)atol(size) != n || atomic_load(&exiting) ||
+	    strstr(program_invocation_short_name, "capdelegate") == NULL ||
+	    dl_iterate_phdr(in_main, &addr) != 1 || atomic_exchange(&sized_fired, 1))
+		return 0;
+	fired();
+	return 1;
+}
+
 void *malloc(size_t n)
 {
-	return fail_alloc(__builtin_return_address(0)) ? NULL : __libc_malloc(n);
+	void *caller = __builtin_return_address(0);
+	return fail_alloc(caller) || fail_sized(n, caller) ? NULL : __libc_malloc(n);
 }
 
 void *calloc(size_t n, size_t size)

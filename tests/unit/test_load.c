@@ -341,6 +341,54 @@ static cd_capmask grant_of(const struct cd_policy *pol, const char *name, const 
 	return caps;
 }
 
+/* ---- an unsafe path's name in the log -------------------------------------------------------- */
+
+/* The log names the unsafe directory whole, every byte that is not plain shown as \xHH (4
+ * bytes for 1): a path of ~500 bytes, most of them 0xff, is logged in full, not cut at 3 bytes
+ * per byte (seed 12's survivor: a buffer sized 3 bytes per byte cut it with "..."). */
+static void test_unsafe_path_logged_whole_when_every_byte_is_escaped(void **state)
+{
+	(void)state;
+	char *resolved = realpath(tmpdir, NULL);	/* the log names the resolved path */
+	assert_non_null(resolved);
+	size_t base = strlen(resolved), n = base < 400 ? (500 - base - 2) / 2 : 0;
+	if (n > 240)
+		n = 240;
+	char *name = malloc(n + 1), *escaped = malloc(4 * n + 1);
+	assert_non_null(name);
+	assert_non_null(escaped);
+	memset(name, 0xff, n);
+	name[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		memcpy(escaped + 4 * i, "\\xff", 5);
+	char *outer = in_tmp(name), *inner, *p, *want;
+	assert_true(asprintf(&inner, "%s/%s", outer, name) > 0);
+	assert_true(asprintf(&p, "%s/p.conf", inner) > 0);
+	assert_true(asprintf(&want, "/%s/%s is writable by group or others;", escaped, escaped) > 0);
+	/* The whole quoted path is longer than 3 bytes per byte of the 512 the reason holds. */
+	if (base + strlen(want) <= 3 * 512 + 8)
+		fail_msg("the test directory %s is too long for this test", resolved);
+	assert_int_equal(mkdir(outer, 0755), 0);
+	assert_int_equal(mkdir(inner, 0755), 0);
+	assert_int_equal(chmod(inner, 0775), 0);
+	put(p, "alice cap_net_raw\n");
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_UNSAFE);
+	assert_int_equal(pol.nrules, 0);
+	expect_logged(want);
+	cd_policy_free(&pol);
+	unlink(p);
+	rmdir(inner);
+	rmdir(outer);
+	free(want);
+	free(p);
+	free(inner);
+	free(outer);
+	free(escaped);
+	free(name);
+	free(resolved);
+}
+
 /* ---- a directory link in the path -------------------------------------------------------- */
 
 /* capdelegate.conf(5): the directories judged are those of the resolved path: a link to a
@@ -1104,6 +1152,7 @@ int main(void)
 	test_log.debug = 1;	/* "reading the policy again" is a debug message */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_directory_link_in_the_path, setup),
+		cmocka_unit_test_setup(test_unsafe_path_logged_whole_when_every_byte_is_escaped, setup),
 		cmocka_unit_test_setup(test_every_pseudo_fs_by_type, setup),
 		cmocka_unit_test_setup(test_dropins_leave_no_descriptor, setup),
 		cmocka_unit_test_setup(test_dropins_read_in_name_order, setup),

@@ -32,8 +32,10 @@ static void vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
 	if (log != NULL && log->sink != NULL) {
 		char *msg = NULL;
 		if (vasprintf(&msg, fmt, ap) < 0)
-			return;
-		log->sink(log->sink_arg, priority, msg);
+			msg = NULL;	/* undefined after a failure (vasprintf(3)) */
+		/* A message that could not be formatted is not dropped in silence: its place says so
+		 * (the policy's reasons are held this way while it is read, then logged). */
+		log->sink(log->sink_arg, priority, msg != NULL ? msg : "out of memory: a message was lost here");
 		free(msg);
 		return;
 	}

@@ -10,7 +10,8 @@ FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import faul
   fault_stat_vanished_inner_file audit_reopen_by_name fault_dropin_dir_unlisted
   fault_alloc_dropin_notes fault_print_cut_short valgrind_audit_problems fault_walk_examine_dir
   fault_walk_cwd_unopened fault_getxattr_errors audit_dir_moved_during_scan fault_fstat_marks_staged
-  fault_alloc_audit_roots fault_asprintf_dropin_path fault_marks_duplicate_search)
+  fault_alloc_audit_roots fault_asprintf_dropin_path fault_marks_duplicate_search
+  fault_log_message_lost)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -111,6 +112,25 @@ t_fault_marks_duplicate_search() {
   CD_FAULT_MALLOC_SIZE=$((37 * 8)) cd_fault marks check --marks "$m"
   [ -e "$FIRED" ] || fail "no 296-byte allocation"
   want_rc 2; want_text "$ERR" "$m: out of memory: no file changed"; no_text "$OUT" "mark	"
+}
+
+# Each message about the policy is formatted (vasprintf) while the policy is read: one that
+# cannot be is never dropped in silence (the log says a message was lost there), and the
+# verdict stays what it was. check of a policy with two bad lines, each message failing in turn.
+t_fault_log_message_lost() {
+  local p n lost="capdelegate: error: out of memory: a message was lost here"
+  p=$(printf 'alice cap_nosuch\nbob\n' | policy)
+  cd_fault check --config "$p" --confdir ""; local ref_rc=$RC; cp "$ERR" "$CASE_DIR/ref.err"
+  [ "$ref_rc" -ne 0 ] || fail "a policy with bad lines passed"
+  for ((n = 1; n < 50; n++)); do
+    CD_FAULT_VASPRINTF=$n cd_fault check --config "$p" --confdir ""
+    [ -e "$FIRED" ] || break
+    [ "$RC" -eq "$ref_rc" ] || fail "message $n lost: exit $RC, not $ref_rc"
+    want_text "$ERR" "$lost"
+    [ "$(wc -l <"$ERR")" -eq "$(wc -l <"$CASE_DIR/ref.err")" ] || fail "message $n lost: another number of lines"
+  done
+  [ "$n" -ge 3 ] || fail "only $((n - 1)) messages formatted"
+  echo "$((n - 1)) messages" >&2
 }
 
 # One chosen allocation, by the text copied: what the command was about to rely on.

@@ -17,8 +17,13 @@
  *   CD_FAULT_ASPRINTF=FORMAT  the Kth asprintf(3) with exactly FORMAT fails (-1, ENOMEM), K
  *                         from CD_FAULT_NTH (default 1): its memory is libc's, which
  *                         CD_FAULT_ALLOC leaves alone.
+ *   CD_FAULT_VASPRINTF=N  the Nth vasprintf(3) capdelegate's executable calls fails (-1,
+ *                         ENOMEM): where the core formats each message about the policy.
  *   CD_FAULT_MEMSTREAM=N  the Nth open_memstream(3) capdelegate's executable calls fails with
  *                         ENOMEM: its buffer is libc's, which CD_FAULT_ALLOC leaves alone.
+ *   CD_FAULT_MEMSTREAM_CLOSE=N  the Nth fclose(3) of a stream that capdelegate's executable
+ *                         opened with open_memstream fails: closed, then EOF with ENOMEM (its
+ *                         last flush needed memory, as glibc's can).
  *   CD_FAULT_STAT=PATH:ERRNO  stat(2) of PATH fails with ERRNO (a number): every time, or
  *                         only the Kth stat of PATH with CD_FAULT_STAT_NTH=K.
  *   CD_FAULT_STATAT=NAME:ERRNO  fstatat(2) of the relative NAME (an entry of a directory the
@@ -223,6 +228,22 @@ char *strndup(const char *s, size_t max)
 	return dup_n(s, strnlen(s, max), __builtin_return_address(0));
 }
 
+int vasprintf(char **strp, const char *fmt, va_list ap)
+{
+	static int (*real)(char **, const char *, va_list);
+	static atomic_long calls_made;
+	const char *n = getenv("CD_FAULT_VASPRINTF");
+	uintptr_t addr = (uintptr_t)__builtin_return_address(0);
+	if (n != NULL && dl_iterate_phdr(in_main, &addr) == 1 &&
+	    atomic_fetch_add(&calls_made, 1) + 1 == atol(n)) {
+		fired();
+		return -1;	/* *strp untouched: undefined, as vasprintf(3) says */
+	}
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "vasprintf");
+	return real(strp, fmt, ap);
+}
+
 int asprintf(char **strp, const char *fmt, ...)
 {
 	const char *want = getenv("CD_FAULT_ASPRINTF"), *nth = getenv("CD_FAULT_NTH");
@@ -240,6 +261,8 @@ int asprintf(char **strp, const char *fmt, ...)
 	return n;
 }
 
+static void remember_memstream(FILE *f);
+
 FILE *open_memstream(char **ptr, size_t *size)
 {
 	static FILE *(*real)(char **, size_t *);
@@ -253,7 +276,51 @@ FILE *open_memstream(char **ptr, size_t *size)
 	}
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "open_memstream");
-	return real(ptr, size);
+	FILE *f = real(ptr, size);
+	if (f != NULL && getenv("CD_FAULT_MEMSTREAM_CLOSE") != NULL &&
+	    dl_iterate_phdr(in_main, &addr) == 1)
+		remember_memstream(f);
+	return f;
+}
+
+/* CD_FAULT_MEMSTREAM_CLOSE: the program's open memory streams (a slot each, found again by
+ * fclose), and how many of them were closed. */
+static _Atomic(FILE *) memstreams[4096];
+static atomic_long memstreams_closed;
+
+static void remember_memstream(FILE *f)
+{
+	for (size_t i = 0; i < sizeof(memstreams) / sizeof(memstreams[0]); i++) {
+		FILE *none = NULL;
+		if (atomic_compare_exchange_strong(&memstreams[i], &none, f))
+			return;
+	}
+	abort();	/* more streams open at once than this shim can follow: a test to rethink */
+}
+
+static int forget_memstream(FILE *f)
+{
+	for (size_t i = 0; i < sizeof(memstreams) / sizeof(memstreams[0]); i++) {
+		FILE *mine = f;
+		if (atomic_compare_exchange_strong(&memstreams[i], &mine, NULL))
+			return 1;
+	}
+	return 0;
+}
+
+int fclose(FILE *f)
+{
+	static int (*real)(FILE *);
+	const char *n = getenv("CD_FAULT_MEMSTREAM_CLOSE");
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fclose");
+	int rc = real(f);
+	if (n != NULL && rc == 0 && forget_memstream(f) &&
+	    atomic_fetch_add(&memstreams_closed, 1) + 1 == atol(n)) {
+		fired();
+		return EOF;
+	}
+	return rc;
 }
 
 int stat(const char *path, struct stat *st)

@@ -300,14 +300,18 @@ PY
 }
 
 # Each open_memstream(3) of report (a subject's capabilities on a host, the side-by-side
-# table's header, an output row) failing in turn: exit 2 with a message of its own, or the
-# unfaulted answer.
+# table's header, an output row), then each close of one, failing in turn: exit 2 with a
+# message of its own, or the unfaulted answer.
 t_fault_memstream_report() {
   need_unshare; report_hosts
   local n
   n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc report "$H1" "$H2"); echo "report: $n" >&2
   [ "${n%% *}" -ge 10 ] || fail "$n: fewer than the subjects' and header's streams"
   n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc report --json "$H1" "$H2"); echo "report --json: $n" >&2
+  # ... and each of their fclose(3) failing in turn (the stream's last flush is an allocation)
+  n=$(SWEEP=CD_FAULT_MEMSTREAM_CLOSE sweep_alloc report "$H1" "$H2"); echo "report, closes: $n" >&2
+  [ "${n%% *}" -ge 10 ] || fail "$n: fewer than the subjects' and header's streams closed"
+  n=$(SWEEP=CD_FAULT_MEMSTREAM_CLOSE sweep_alloc report --json "$H1" "$H2"); echo "report --json, closes: $n" >&2
 }
 
 # report under valgrind (memcheck; any error fails): two hosts whose lines differ, as a table,

@@ -12,6 +12,8 @@ Run the capdelegate CLI tests (all, or the named cases). Needs the built binary 
 $LAB_BUILD/capdelegate (./lab build). Fixture trees need root (setcap, setfattr, root-owned
 policies, mounts); as another user those cases print SKIP with the reason.
   --list   print the case names and exit
+Environment: CLI_JOBS (default: twice the CPUs, most of a case is waiting) cases run at once; 1 runs
+them one after another in the order listed.
 USAGE
 }
 
@@ -1198,8 +1200,41 @@ main() {
   chmod 755 "$WORK"
   trap cleanup EXIT
   make_nss
-  local c
-  for c in "${@:-${CASES[@]}}"; do run_case "$c"; done
+  local c jobs=${CLI_JOBS:-$(( 2 * $(nproc) ))}
+  [ "$jobs" -ge 1 ] 2>/dev/null || { echo "tests/cli: CLI_JOBS=$jobs is not a number of jobs" >&2; exit 2; }
+  if [ "$jobs" -eq 1 ] || [ "$#" -eq 1 ]; then
+    for c in "${@:-${CASES[@]}}"; do run_case "$c"; done
+  else
+    run_parallel "$jobs" "${@:-${CASES[@]}}"
+  fi
+}
+
+# run_parallel JOBS CASE...: the cases by JOBS workers, each taking the next case not yet
+# taken (a counter under a lock). The cases are independent: each works in its own $CASE_DIR
+# and names the processes it looks for. A case's log and result line are printed whole when it
+# ends (in the order they end), so two cases never interleave.
+run_parallel() {
+  local jobs=$1 w pids=(); shift
+  QUEUE=("$@")
+  echo 0 >"$WORK/.next"
+  for ((w = 0; w < jobs; w++)); do worker & pids+=($!); done
+  for w in "${pids[@]}"; do wait "$w"; done
+}
+
+# The index of the next case to run, or status 1 when none is left.
+next_case() {
+  { flock 9; local n; n=$(cat "$WORK/.next")
+    [ "$n" -lt "${#QUEUE[@]}" ] || return 1
+    echo $((n + 1)) >"$WORK/.next"; echo "$n"; } 9>"$WORK/.next.lock"
+}
+
+worker() {
+  local i name
+  while i=$(next_case); do
+    name=${QUEUE[$i]}
+    run_case "$name" >"$WORK/.$name.result" 2>"$WORK/.$name.log"
+    { flock 9; cat "$WORK/.$name.log" >&2; cat "$WORK/.$name.result"; } 9>"$WORK/.print.lock"
+  done
 }
 
 main "$@"

@@ -315,8 +315,8 @@ int fclose(FILE *f)
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "fclose");
 	int rc = real(f);
-	if (n != NULL && rc == 0 && forget_memstream(f) &&
-	    atomic_fetch_add(&memstreams_closed, 1) + 1 == atol(n)) {
+	int mine = n != NULL && forget_memstream(f);	/* its slot freed however the close went */
+	if (mine && rc == 0 && atomic_fetch_add(&memstreams_closed, 1) + 1 == atol(n)) {
 		fired();
 		return EOF;
 	}

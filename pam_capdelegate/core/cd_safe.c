@@ -149,7 +149,10 @@ int cd_open_safe(const char *path, uid_t owner, int *fdp, struct cd_safe_why *wh
 		return -1;
 	char *name = NULL;
 	int dfd = open_parent(real, &name, owner, why);
-	int rc = dfd < 0 ? (why->what ? 0 : -1) : cd_open_safe_at(dfd, name, real, fdp, why);
+	/* @path resolved to "/": no name in its last directory, which is the one to open (its
+	 * own entry "."; it was judged like every directory), not "" (ENOENT: "missing"). */
+	int rc = dfd < 0 ? (why->what ? 0 : -1)
+			 : cd_open_safe_at(dfd, *name != '\0' ? name : ".", real, fdp, why);
 	int saved = errno;
 	if (dfd >= 0)
 		close(dfd);

@@ -9,7 +9,8 @@ EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails edit_too_large
   check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change
   fault_edit_stat_and_lock fault_edit_lock_fails fault_edit_install_fails edit_disk_full
-  edit_usage_and_system_errors edit_sigchld_ignored)
+  edit_usage_and_system_errors edit_sigchld_ignored edit_editor_words_fill_the_room
+  edit_policy_in_root_directory check_staged_policy_in_root_directory)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -435,6 +436,59 @@ SH
   want_rc 0; want_text "$ERR" "$P left untouched: unchanged"; no_leftovers
 }
 
+# An editor variable as dense as words can be (one-byte words, one blank between them): the
+# words, "--", the file and the end of the list all fit in what split_editor allows, under
+# valgrind (an array one entry short is written past its end).
+t_edit_editor_words_fill_the_room() {
+  need_root; command -v valgrind >/dev/null || skip "valgrind missing"
+  policy_dir; local e
+  e=$(editor e <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  mkdir -p "$CASE_DIR/bin"; ln -s "$e" "$CASE_DIR/bin/e"
+  nss_env
+  RC=0; env "${NSSENV[@]}" PATH="$CASE_DIR/bin:$PATH" SUDO_EDITOR="" VISUAL="" EDITOR="e 1 2 3 4 5 6 7 8 9" \
+    valgrind -q --error-exitcode=99 "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  [ "$RC" -ne 99 ] || fail "valgrind: $(head -c 800 "$ERR")"
+  want_rc 0; want_line "$CASE_DIR/e.args" "1 2 3 4 5 6 7 8 9 -- $CASE_DIR/etc/.capdelegate.conf.edit"
+  want_text "$OUT" "$P: installed, 2 rules"; no_leftovers
+}
+
+# check --staged for a policy installed in "/" (--config /NAME): "/" is judged as the directory
+# it would be installed in (root's, 0755 here: safe), never taken for a missing directory.
+t_check_staged_policy_in_root_directory() {
+  need_root; local f n=/capdelegate-cli-test-$$.conf
+  [ ! -e "$n" ] || skip "$n exists"
+  f=$(printf 'alice cap_net_raw\n' | staged good)
+  cd_nss check --config "$n" --confdir "" --staged "$f"; want_rc 0
+  want_line "$OUT" "$n: ok, 1 rule, 0 warnings"; no_text "$ERR" "directory is missing"
+  [ ! -e "$n" ] || fail "check --staged made $n"
+}
+
+# A policy whose directory is "/" (--config /NAME; a chroot or a container's image): its lock,
+# copy and new file go beside it in "/", and the messages name "/" (a directory cut from the
+# path at its one slash). Run in a chroot of its own (a mount namespace: nothing stays
+# mounted): /usr bound read-only, /proc, the binary copied, an editor script.
+t_edit_policy_in_root_directory() {
+  need_root; command -v unshare >/dev/null && command -v chroot >/dev/null || skip "unshare or chroot missing"
+  policy_dir; local r="$CASE_DIR/root"
+  ED=$(editor plain <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  cd_edit; want_rc 0   # the same edit outside: the path's directory has more than one slash
+  mkdir -p "$r/usr" "$r/tmp" "$r/proc"; chmod 0755 "$r"; ln -s usr/bin "$r/bin"; ln -s usr/lib "$r/lib"; ln -s usr/lib64 "$r/lib64"
+  cp "$BIN" "$r/capdelegate"
+  printf '#!/bin/sh\nprintf "carol cap_kill\\n" >>"$3"\n' >"$r/ed"; chmod 0755 "$r/ed"
+  printf 'alice cap_net_raw\n' >"$r/capdelegate.conf"; chmod 0644 "$r/capdelegate.conf"
+  RC=0; unshare -m sh -c 'mount --bind -o ro /usr "$1/usr" && mount -t proc proc "$1/proc" && exec chroot "$1" /usr/bin/env -i EDITOR="/ed -x" /capdelegate edit --config /capdelegate.conf --confdir ""' \
+    sh "$r" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0; want_text "$OUT" "/capdelegate.conf: installed, 2 rules"
+  [ "$(cat "$r/capdelegate.conf")" = "$(printf 'alice cap_net_raw\ncarol cap_kill')" ] || fail "not installed: $(cat "$r/capdelegate.conf")"
+  [ -z "$(find "$r" -maxdepth 1 -name '.capdelegate.conf.*')" ] || fail "left in /: $(ls -a "$r")"
+}
+
 # Waits for a file to appear (a step of another process), at most 10 s.
 await() { local i; for i in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.05; done; fail "no $1"; }
 
@@ -538,6 +592,8 @@ t_edit_prompt() {
   policy_dir; local before
   before=$(snap "$P")
   ED=$(editor twice <<SH
+# the pidfds edit holds while its editor runs: one for this run, none left from the last
+for l in /proc/\$PPID/fd/*; do readlink "\$l"; done | grep -c pidfd >>"$CASE_DIR/pidfds"
 if [ ! -e "$CASE_DIR/once" ]; then touch "$CASE_DIR/once"; printf 'bob cap_bogus\n' >>"\$f"
 else grep -q cap_bogus "\$f" || exit 9; sed -i 's/cap_bogus/cap_kill/' "\$f"; fi
 SH
@@ -566,6 +622,8 @@ EXP
   nss_env
   run_exp() { RC=0; env "${NSSENV[@]}" EDITOR="$ED" timeout 60 expect "$CASE_DIR/prompt.exp" "$1" "$BIN" edit --config "$P" --confdir "$D" >"$OUT" 2>"$ERR" || RC=$?; }
   run_exp e; want_rc 0; want_text "$OUT" "$P: installed, 2 rules, 0 warnings in the policy"
+  [ "$(wc -l <"$CASE_DIR/pidfds")" = 2 ] && [ "$(sort -u "$CASE_DIR/pidfds" | wc -l)" = 1 ] \
+    || fail "edit held other pidfds at the second run of its editor: $(paste -sd' ' "$CASE_DIR/pidfds")"
   [ "$(cat "$P")" = "$(printf 'alice cap_net_raw\nbob cap_kill')" ] || fail "not the fixed text: $(cat "$P")"
   no_leftovers
   before=$(snap "$P"); rm -f "$CASE_DIR/once"

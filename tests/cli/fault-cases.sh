@@ -95,8 +95,10 @@ t_fault_alloc_import() {
 
 t_fault_alloc_marks() {
   need_root; local m t="$CASE_DIR/tree" n
-  capfile "$t/ping" cap_net_raw=ep; : >"$t/plain"; chmod 0755 "$t/plain"   # both drift
-  m=$(printf '%s cap_net_raw=i\n%s cap_net_admin,cap_net_raw=ei nosuid\n' "$t/ping" "$t/plain" | policy marks)
+  capfile "$t/ping" cap_net_raw=ep; : >"$t/plain"; chmod 0755 "$t/plain"   # all three drift
+  capfile "$t/suid" cap_net_raw=i; chmod 4755 "$t/suid"                     # setuid on a nosuid mark
+  m=$(printf '%s cap_net_raw=i\n%s cap_net_admin,cap_net_raw=ei nosuid\n%s cap_net_raw=i nosuid\n' \
+        "$t/ping" "$t/plain" "$t/suid" | policy marks)
   n=$(sweep_alloc marks check --marks "$m"); echo "marks check: $n" >&2
 }
 

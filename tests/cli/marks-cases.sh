@@ -10,6 +10,7 @@ MARKS_CASES=(
   audit_marks_findings audit_fp_bypass marks_manpage_example
   marks_two_lines_one_path marks_apply_group_writable_dir marks_fp_undeclared_cap
   marks_apply_xattr_dropped marks_xattr_unreadable marks_apply_through_descriptor marks_parent_not_a_directory
+  marks_refused_dirs_hold_no_descriptor marks_check_stdin_closed
   marks_alias_directory_link marks_alias_hard_link marks_apply_write_fails marks_file_unjudged
   marks_stray_operand marks_apply_stops_out_of_memory marks_empty_value marks_alias_two_filesystems
 )
@@ -348,6 +349,46 @@ t_marks_two_lines_one_path() {
 
 # "below directories only root can write": a root-owned directory writable by its group (0775)
 # lets that group swap the file before the next apply: refused, file untouched.
+# Started with standard input closed (a cron job, a daemon's child), marks check and apply see
+# the same files: a marked file opened as descriptor 0 is still a file. Marks at two depths,
+# so that one of them is opened while descriptor 0 is free, whichever way the directory walk
+# alternates its descriptors.
+t_marks_check_stdin_closed() {
+  need_root; local m t="$CASE_DIR/m"
+  capfile "$t/ok" cap_net_raw=i; capfile "$t/sub/ok" cap_net_raw=i
+  capfile "$t/ep" cap_net_raw=ep; capfile "$t/sub/ep" cap_net_raw=ep
+  m=$(printf '%s cap_net_raw=i\n' "$t/ok" "$t/sub/ok" "$t/ep" "$t/sub/ep" | marks_file)
+  cd_run marks check --marks "$m"; want_rc 1; cp "$OUT" "$CASE_DIR/ref"
+  want_line "$OUT" "mark\t$t/sub/ok\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+  RC=0; "$BIN" marks check --marks "$m" <&- >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 1; cmp -s "$OUT" "$CASE_DIR/ref" || fail "stdin closed: another check: $(diff "$CASE_DIR/ref" "$OUT")"
+  RC=0; "$BIN" marks apply --marks "$m" <&- >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0
+  [ "$(getcap "$t/sub/ep")" = "$t/sub/ep cap_net_raw=i" ] && [ "$(getcap "$t/ep")" = "$t/ep cap_net_raw=i" ] \
+    || fail "stdin closed: not applied: $(getcap "$t/ep" "$t/sub/ep")"
+}
+
+# A marked file's directory that is refused (writable by its group) or is no directory at all
+# is let go at once: 30 such marks hold no more descriptors at a time than one does (a
+# descriptor kept per mark would end a large marks file at RLIMIT_NOFILE).
+t_marks_refused_dirs_hold_no_descriptor() {
+  need_root; local i one many lines=()
+  for ((i = 0; i < 15; i++)); do
+    mkdir -p "$CASE_DIR/g$i"; chmod 0775 "$CASE_DIR/g$i"; capfile "$CASE_DIR/g$i/f" cap_net_raw=ep
+    : >"$CASE_DIR/p$i"
+    lines+=("$CASE_DIR/g$i/f cap_net_raw=i" "$CASE_DIR/p$i/f cap_net_raw=i")
+  done
+  printf '%s\n' "${lines[@]:0:2}" | marks_file one >/dev/null
+  printf '%s\n' "${lines[@]}" | marks_file many >/dev/null
+  for m in one many; do
+    CD_FAULT_MAXFD="$CASE_DIR/maxfd.$m" cd_fault marks check --marks "$CASE_DIR/$m.conf"; want_rc 2
+    want_text "$OUT" "$(printf 'mark\t%s\trefused\terror' "$CASE_DIR/g0/f")"
+  done
+  one=$(cat "$CASE_DIR/maxfd.one"); many=$(cat "$CASE_DIR/maxfd.many")
+  echo "highest descriptor: $one for 2 marks, $many for 30" >&2
+  [ "$many" -le "$one" ] || fail "30 refused marks held descriptors up to $many, 2 up to $one"
+}
+
 t_marks_apply_group_writable_dir() {
   need_root; local d="$CASE_DIR/gdir" m
   mkdir -p "$d"; chmod 0775 "$d"; chown 0:0 "$d"; capfile "$d/f" cap_net_raw=ep

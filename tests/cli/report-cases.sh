@@ -6,7 +6,7 @@
 REPORT_CASES=(
   report_audit_records_host report_two_hosts report_drift_and_errors report_bad_inputs
   report_odd_host_name report_missing_host report_usage report_unreadable_and_shapes
-  fault_alloc_report fault_memstream_report valgrind_report
+  fault_alloc_report fault_memstream_report valgrind_report report_user_and_group_one_name
 )
 
 # host_audit NAME POLICY ARGS...: audit --json as host NAME; prints the JSON file's path.
@@ -37,6 +37,41 @@ P
 }
 
 need_unshare() { need_root; unshare --uts true 2>/dev/null || skip "no UTS namespace (unshare --uts)"; }
+
+# A grant is a capability, a kind and a subject: two rules of one subject text and different
+# kinds are two grants, in the table and in --json, never one subject held on twice the hosts.
+# audit writes a group's subject as @name; a file written otherwise (another tool, an edit by
+# hand) names the group alice as "alice", the user's own text.
+t_report_user_and_group_one_name() {
+  need_unshare; local p h
+  p=$(printf 'alice cap_net_raw\n@alice cap_net_raw\n' | policy)
+  mkdir -p "$CASE_DIR/empty"
+  for h in web1 web2; do
+    host_audit "$h" "$p" "$CASE_DIR/empty" >/dev/null
+    python3 - "$CASE_DIR/$h.json" <<'PY' || fail "$h: no group rule to rename"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = 0
+for r in d["policy"]["rules"]:
+    if r["kind"] == "group":
+        r["subject"], n = "alice", n + 1
+assert n == 1, d["policy"]["rules"]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+  done
+  cd_run report "$CASE_DIR/web1.json" "$CASE_DIR/web2.json"
+  for k in user group; do for h in web1 web2; do
+    want_line "$OUT" "grant\tcap_net_raw\t$k\talice\t$h"
+  done; done
+  cd_run report --json "$CASE_DIR/web1.json" "$CASE_DIR/web2.json"
+  python3 - "$OUT" <<'PY' || fail "report --json's grants: $(cat "$OUT")"
+import json, sys
+g = json.load(open(sys.argv[1]))["grants"]
+got = sorted((x["capability"], x["kind"], x["subject"], tuple(h["host"] for h in x["hosts"])) for x in g)
+want = [("cap_net_raw", k, "alice", ("web1", "web2")) for k in ("group", "user")]
+assert got == want, got
+PY
+}
 
 # audit --json records the host's name, as gethostname gives it, and its bytes in hex.
 t_report_audit_records_host() {

@@ -129,6 +129,19 @@ t_decode_rev2_high_caps() {
   want_line "$OUT" "permitted cap_41,cap_63"; want_line "$OUT" "inheritable none"
 }
 
+# HEX as getfattr -e hex prints it (lower case) or as other tools do (upper case, 0X): every
+# digit 0-9, a-f and A-F is read; the first byte not a hex digit refuses the whole value.
+t_decode_every_hex_digit() {
+  cd_run decode 0x0100000209000000000000000000000000000000; want_rc 0
+  want_line "$OUT" "permitted cap_chown,cap_fowner"; want_line "$OUT" "effective yes"
+  cd_run decode 0x0100000276543210fedcba980000000000000000; want_rc 0; cp "$OUT" "$CASE_DIR/lower"
+  want_line "$OUT" "revision 2"
+  cd_run decode 0X0100000276543210FEDCBA980000000000000000; want_rc 0
+  cmp -s "$OUT" "$CASE_DIR/lower" || fail "upper case decodes otherwise: $(cat "$OUT")"
+  cd_run decode 0x0100000276543210fedcba98000000000000000g; want_rc 2
+  want_text "$ERR" "not an even-length hex string"
+}
+
 t_decode_rev3_rootid() {
   cd_run decode 0x0100000300200000000000000000000000000000e8030000; want_rc 0
   want_line "$OUT" "revision 3"; want_line "$OUT" "permitted cap_net_raw"
@@ -1132,7 +1145,7 @@ t_oversized_capability_value() {
 # ---- runner ---------------------------------------------------------------------------------
 
 CASES=(
-  help decode_rev1 decode_rev2_high_caps decode_rev3_rootid decode_malformed manpage_examples
+  help decode_rev1 decode_rev2_high_caps decode_rev3_rootid decode_malformed decode_every_hex_digit manpage_examples
   check_clean check_syntax_error check_unknown_user_group check_risky check_unsafe_file
   check_unsafe_dir check_missing check_stray_operand explain_space_in_name
   explain_user_line explain_group explain_default explain_user_none_beats_group

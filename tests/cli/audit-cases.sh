@@ -241,7 +241,7 @@ AUDIT_CASES=(
   audit_dot_names audit_path_forms audit_errors_listed audit_vanished audit_reopen_by_name audit_live_churn
   audit_deep
   audit_unknown_value audit_threads_option audit_root_below_skipped_mount audit_no_dtype_fs
-  audit_writable_dir_once audit_all_fs
+  audit_writable_dir_once audit_all_fs audit_root_below_bind_of_skipped_fs
   "${AUDIT_DIFF_SEEDS[@]/#/audit_diff_}"
 )
 
@@ -269,6 +269,27 @@ t_audit_root_below_skipped_mount() {
   unshare -m sh -c 'mount -t mqueue none "$1/mq" && shift && exec "$@"' sh "$t" \
     "$BIN" audit --config "$p" --confdir "" "$t" "$t/mq" >"$OUT" 2>"$ERR" || true
   want_text "$OUT" "$(printf '# scanned\t3 directories\t')"
+}
+
+# A bind mount of a pseudo filesystem onto a directory of that same filesystem (one device,
+# yet a mount of its own) is a mount the walk does not enter, like any other: a PATH below
+# it is walked on its own, never taken for part of the outer PATH's walk (its files would be
+# left out of both). sysfs at T/sys, its kernel/mm/D bound onto itself.
+t_audit_root_below_bind_of_skipped_fs() {
+  need_root; local p t="$CASE_DIR/tree" d outer both
+  unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+  d=$(cd /sys/kernel/mm 2>/dev/null && for x in */; do [ -n "$(find "$x" -maxdepth 1 -type f | head -1)" ] && echo "${x%/}" && break; done)
+  [ -n "$d" ] || skip "no directory of files in /sys/kernel/mm"
+  p=$(std_policy); mkdir -p "$t/sys"
+  # shellcheck disable=SC2016
+  run_bound() { unshare -m sh -c 'mount -t sysfs sysfs "$1/sys" && mount --bind "$1/sys/kernel/mm/$2" "$1/sys/kernel/mm/$2" && shift 2 && exec "$@"' \
+    sh "$t" "$d" "$BIN" audit --config "$p" --confdir "" "$@" >"$OUT" 2>"$ERR" || true; }
+  files() { sed -n 's/^# scanned\t.*\t\([0-9]*\) regular files\t.*/\1/p' "$OUT"; }
+  run_bound "$t/sys/kernel/mm"; outer=$(files)
+  want_text "$OUT" "1 mount skipped"
+  run_bound "$t/sys/kernel/mm" "$t/sys/kernel/mm/$d"; both=$(files)
+  [ -n "$outer" ] && [ -n "$both" ] && [ "$both" -gt "$outer" ] \
+    || fail "kernel/mm and kernel/mm/$d: $both regular files, kernel/mm alone $outer (the bound $d not walked)"
 }
 
 # Only "." and ".." are not entries to read: a file named ".x" or "..x" is read like any other.

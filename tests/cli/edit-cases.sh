@@ -582,6 +582,21 @@ SH
     ! kill -0 "$epid" 2>/dev/null || fail "SIG$sig not passed on to the editor"
     same_file "$P" "$before"; no_leftovers
   done
+  # an editor that, told to stop, saves the admin's text and exits 0: the edit still ends
+  # there (the signal was edit's), nothing judged or installed
+  ED=$(editor saves <<SH
+trap 'printf "carol cap_kill\\n" >>"\$f"; exit 0' TERM
+echo \$\$ >"$CASE_DIR/editor.pid"; while :; do sleep 0.05; done
+SH
+)
+  rm -f "$CASE_DIR/editor.pid"
+  EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" & cd=$!
+  await "$CASE_DIR/editor.pid"; epid=$(cat "$CASE_DIR/editor.pid")
+  sleep 0.1; kill -TERM "$cd"
+  gone "$cd" || { kill -KILL "$cd" "$epid"; fail "SIGTERM to edit, the editor saving: still editing 5 s later"; }
+  RC=0; wait "$cd" || RC=$?
+  [ "$RC" -eq 143 ] || fail "SIGTERM, the editor saving: exit $RC"
+  no_text "$OUT" "installed"; same_file "$P" "$before"; no_leftovers
 }
 
 # The question on a terminal (expect): errors named FILE:LINE, then (e) runs the editor again

@@ -619,6 +619,13 @@ static void test_capset_fails_pi_cleared(void **state)
 	assert_int_equal(o.rc[0], PAM_SUCCESS);
 	assert_int_equal(o.inh, 0);
 	expect_log(&o, "user=alice: capset failed (Operation not permitted); inheritable set cleared");
+	/* no grant to apply (a user NSS does not know): emptying pI fails the same way, the
+	 * second path clears it, and the log says that, not that it could not be cleared */
+	run("mfail", "nosuchuser", &p, session, &o);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "user=nosuchuser: capset failed (Operation not permitted); inheritable set cleared");
+	if (strstr(o.log, "cannot clear the inheritable set") != NULL)
+		fail_msg("pI cleared, yet logged as not cleared:\n%s", o.log);
 	service("mfails", demo, "session required MOD strict\n");
 	run("mfails", "alice", &p, session, &o);
 	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
@@ -770,6 +777,20 @@ static void test_maxsize_option(void **state)
 	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
 	if (strstr(o.log, "keeping the default maxsize") != NULL)
 		fail_msg("maxsize=67108864 (64 MiB) refused\n%s", o.log);
+	/* a size is a whole number of bytes, 1 or more, digits only: every other form is logged
+	 * and the default applies */
+	static const char *const bad[] = { "0", "00", "", "-1", "+5", " 5", "5k", "x", "0x10",
+					   "18446744073709551616" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *line;
+		assert_true(asprintf(&line, "session required MOD maxsize=%s\n", bad[i]) > 0);
+		service("mbad", policy, line);
+		run("mbad", "alice", NULL, session, &o);
+		assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+		if (strstr(o.log, "keeping the default maxsize (1 MiB)") == NULL)
+			fail_msg("maxsize=%s taken without a word\n%s", bad[i], o.log);
+		free(line);
+	}
 }
 
 /* A user line names one account, whole: "alice2" and "alic" are not "alice". */

@@ -625,7 +625,7 @@ expect {
   "What now? (e)dit again, (x) leave the installed file untouched: " {}
   timeout { exit 102 }
 }
-if {$answer eq "intr"} { send "\003" } elseif {$answer eq "term"} { exec kill -TERM [exp_pid] } else { send "$answer\r" }
+if {$answer eq "intr"} { send "\003" } elseif {$answer eq "term"} { exec kill -TERM [exp_pid] } elseif {$answer eq "eof"} { send "\004" } elseif {$answer eq "junk-eof"} { send "what\r"; expect "What now?"; send "\004" } else { send "$answer\r" }
 expect {
   eof {}
   timeout { exec kill -KILL [exp_pid]; wait; exit 103 }
@@ -644,6 +644,13 @@ EXP
   before=$(snap "$P"); rm -f "$CASE_DIR/once"
   run_exp x; want_rc 1; want_text "$OUT" "$P left untouched: as you chose"
   same_file "$P" "$before"; no_leftovers
+  # the end of input at the question (^D), first or after an answer that is neither: x
+  local a
+  for a in eof junk-eof; do
+    rm -f "$CASE_DIR/once"
+    run_exp "$a"; want_rc 1; want_text "$OUT" "$P left untouched: as you chose"
+    same_file "$P" "$before"; no_leftovers
+  done
   rm -f "$CASE_DIR/once"
   run_exp intr; want_rc 200; no_text "$OUT" ": installed,"
   same_file "$P" "$before"; no_leftovers

@@ -142,7 +142,7 @@ t_import_pam_cap_words() {
   want_text "$ERR" "$p:3: libcap cannot parse the capability text: pam_cap changes nothing for the users it names"
   want_line "$OUT" "*               none"
   want_text "$ERR" "$p:5: '*' and $p:2: 'carol\\x0d' both match user 'carol\\x0d': pam_cap applies line 2 only (cap_net_raw), capdelegate the '*' line (cap_net_admin)"
-  want_text "$ERR" "1 of 5 known users get nothing from either"
+  want_text "$ERR" "capdelegate: note: $p: 1 of 5 known users get nothing from either: pam_cap leaves"
   translation_checks
   # capability 0 is one too: cap_chown in the user column is noted, and translated as the
   # user pam_cap takes it for
@@ -362,4 +362,18 @@ t_import_comment_words_and_failures() {
   CD_FAULT_PWENT=2 CD_FAULT_ERRNO=5 cd_nss import-pam-cap "$p"; want_rc 2
   want_line "$ERR" "capdelegate: error: cannot list the users: Input/output error: no comparison"
   no_text "$ERR" "summary:"   # the comparison is lost; the translation does not depend on it
+  # a backend that ends its list without touching errno (POSIX allows it) is no error
+  CD_FAULT_PWENT_KEEPS_ERRNO=1 cd_nss import-pam-cap "$p"; want_rc 0
+  want_text "$ERR" "summary: $p: 0 differences in the file"; no_text "$ERR" "cannot list the users"
+  # a comment line pam_cap skips, with bytes a policy cannot hold bare (a control byte, an
+  # escape sequence): kept as a comment line, escaped, never as a line of its own
+  p=$(printf '#a\001b\n#\033[31m red\ncap_kill alice\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 0
+  want_line "$OUT" '# #a\\x01b'; want_line "$OUT" '# #\\x1b[31m red'
+  translation_checks
+  # an empty line is kept as one empty line, line for line
+  p=$(printf 'cap_kill alice\n\ncap_net_raw bob\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 0
+  [ "$(sed 1d "$OUT")" = "$(printf 'alice           cap_kill\n\nbob             cap_net_raw')" ] \
+    || fail "not line for line: $(sed 1d "$OUT" | cat -A)"
 }

@@ -251,6 +251,13 @@ PY
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host"]="web1"; d["host_hex"]="41424"; print(json.dumps(d))' "$f" >"$CASE_DIR/oddhex.json"
   cd_run report "$CASE_DIR/oddhex.json"; want_rc 0
   want_line "$OUT" 'grant\tcap_net_raw\tuser\talice\tweb1'
+  # nor is one with a digit that is not hex in either half of a pair: the host field again
+  local bad
+  for bad in 4142z3 41423z 4142zz 4142G3; do
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host"]="web1"; d["host_hex"]=sys.argv[2]; print(json.dumps(d))' "$f" "$bad" >"$CASE_DIR/badhex.json"
+    cd_run report "$CASE_DIR/badhex.json"; want_rc 0
+    want_line "$OUT" 'grant\tcap_net_raw\tuser\talice\tweb1'
+  done
 }
 
 # Without a host field, the file name stands for the host, and report says so.

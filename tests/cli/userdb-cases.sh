@@ -110,6 +110,10 @@ t_userdb_name_forms() {
   record "$d" bob '{"userName":"bob","capabilityAmbientSet":["CAP_NET_RAW","Cap_Syslog","12","cap_net_raw","39"]}'
   udb_audit "$d"; want_rc 2
   want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_admin,cap_net_raw,cap_syslog,cap_bpf${TAB}"
+  # a number of one digit: "7" is cap_setuid, "0" cap_chown
+  record "$d" bob '{"userName":"bob","capabilityAmbientSet":["7","0"]}'
+  udb_audit "$d"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_chown,cap_setuid${TAB}"
   # an escaped key is the same key (systemd decodes it): no hiding behind \u0041
   record "$d" bob '{"userName":"bob","capability\\u0041mbientSet":["cap_net_raw"]}'
   udb_audit "$d"; want_rc 2

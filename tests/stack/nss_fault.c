@@ -8,6 +8,9 @@
  *   CD_FAULT_USERS=NAME[,NAME...]  getpwnam_r fails with CD_FAULT_ERRNO for these names.
  *   CD_FAULT_PWENT=N  getpwent lists N users, then fails with CD_FAULT_ERRNO (a directory
  *       whose listing broke off).
+ *   CD_FAULT_PWENT_KEEPS_ERRNO=1  getpwent's end of the list (NULL) leaves errno as the caller
+ *       had it, as POSIX allows (errno is set on an error only; glibc's files backend says
+ *       ENOENT): a caller must clear errno before each call to tell the end from an error.
  *   CD_FAULT_CASEFOLD=1  getpwnam_r and getgrouplist fold the name to lower case, like SSSD
  *       with case_sensitive = false: "ALICE" is the account alice (pw_name "alice").
  *   CD_FAULT_GROUP_CASEFOLD=1  getgrnam_r does the same for groups (SSSD, winbind): "NETOPS"
@@ -216,5 +219,9 @@ struct passwd *getpwent(void)
 		errno = fault_errno();
 		return NULL;
 	}
-	return next();
+	int before = errno;
+	struct passwd *pw = next();
+	if (pw == NULL && getenv("CD_FAULT_PWENT_KEEPS_ERRNO") != NULL)
+		errno = before;
+	return pw;
 }

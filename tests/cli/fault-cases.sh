@@ -468,8 +468,12 @@ t_audit_dir_moved_during_scan() {
     for s in a b; do capfile "$d5/$s/x1/x2/x3/x4/x5/x6/x7/tool" cap_net_raw=i; done
     local hook="cd $t/d1/d2/d3/d4 && mv d5/a d5/b $CASE_DIR/away/"
     [ "$x" = 1 ] || hook="$hook && mv d5 d5old && mkdir d5 && mkdir d5/a d5/b"
-    CD_FAULT_HOOK="..:$hook" cd_fault audit --threads 1 --config "$p" --confdir "" "$t"
+    CD_FAULT_OPENFDS="$CASE_DIR/fds.ref" cd_fault audit --threads 1 --config "$p" --confdir "" "$t"
+    CD_FAULT_OPENFDS="$CASE_DIR/fds" CD_FAULT_HOOK="..:$hook" cd_fault audit --threads 1 --config "$p" --confdir "" "$t"
     [ -e "$FIRED" ] || fail "the hook did not run"
+    # the directory found moved is let go like the others: no descriptor left at exit
+    [ "$(cat "$CASE_DIR/fds")" = "$(cat "$CASE_DIR/fds.ref")" ] \
+      || fail "descriptors open at exit: $(cat "$CASE_DIR/fds"), $(cat "$CASE_DIR/fds.ref") without the move"
     [ "$(count_lines "$OUT" '^file')" -eq 1 ] || fail "want the file of the subdirectory read first only"
     no_text "$OUT" "$CASE_DIR/away"
     if [ "$x" = 1 ]; then

@@ -61,6 +61,8 @@
  *                         to FILE at exit (descriptors are allocated lowest first, so it
  *                         follows how many the program held at once).
  *   CD_FAULT_THREADS=FILE not a fault either: how many threads pthread_create started, at exit.
+ *   CD_FAULT_OPENFDS=FILE nor this: how many descriptors are still open at exit (one the
+ *                         program forgot to close shows as one more than a clean run's).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -708,8 +710,23 @@ static void write_count(const char *var, int n)
 	}
 }
 
+/* The descriptors open now, the listing's own left out; -1 if /proc cannot be read. */
+static int open_descriptors(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (d == NULL)
+		return -1;
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;
+}
+
 __attribute__((destructor)) static void write_counts(void)
 {
+	if (getenv("CD_FAULT_OPENFDS") != NULL)
+		write_count("CD_FAULT_OPENFDS", open_descriptors());
 	write_count("CD_FAULT_MAXFD", atomic_load(&maxfd));
 	write_count("CD_FAULT_THREADS", atomic_load(&threads));
 }

@@ -160,6 +160,8 @@ t_decode_malformed() {
 0x000001|shorter than the magic word (3 bytes)
 0x0000000300000000000000000000000000000000|revision 3 value is not 24 bytes (20 bytes)
 0x000000|shorter than the magic word (3 bytes)
+0x00000002|revision 2 value is not 20 bytes (4 bytes)
+0x01000003|revision 3 value is not 24 bytes (4 bytes)
 |shorter than the magic word (0 bytes)
 V
   cd_run decode 0x000; want_rc 2

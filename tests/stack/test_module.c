@@ -619,6 +619,13 @@ static void test_capset_fails_pi_cleared(void **state)
 	assert_int_equal(o.rc[0], PAM_SUCCESS);
 	assert_int_equal(o.inh, 0);
 	expect_log(&o, "user=alice: capset failed (Operation not permitted); inheritable set cleared");
+	expect_log(&o, " cleared=cap_chown,cap_net_raw");
+	/* what the second path emptied is named whole, bits 32-63 too (cap_syslog is 34) */
+	struct prep high = p;
+	high.inh = BIT(CAP_CHOWN) | BIT(CAP_SYSLOG);
+	run("mfail", "alice", &high, session, &o);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, " cleared=cap_chown,cap_syslog");
 	/* no grant to apply (a user NSS does not know): emptying pI fails the same way, the
 	 * second path clears it, and the log says that, not that it could not be cleared */
 	run("mfail", "nosuchuser", &p, session, &o);

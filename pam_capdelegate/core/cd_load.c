@@ -655,7 +655,14 @@ enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 		cd_log_hold(&held, log);
 		enum cd_status status = read_once(&r, pol, path, opts, &held.quiet);
 		int whole = cd_snapshot_whole(&r.snap, opts->no_settle ? 0 : CD_POLICY_SETTLE_MS);
+		int lost = held.lost;
 		cd_log_release(&held, log, whole);
+		if (whole && lost && status != CD_POLICY_SYSERR) {
+			/* a reason not logged is a verdict not explained: out of memory, as anywhere */
+			cd_log(log, LOG_ERR, "%s: out of memory: no capabilities granted", pol->shown);
+			drop_rules(pol);
+			status = pol->status = CD_POLICY_SYSERR;
+		}
 		if (whole || attempt == CD_POLICY_READ_ATTEMPTS) {
 			if (!whole)
 				status = kept_changing(pol, path, r.snap.where, log);

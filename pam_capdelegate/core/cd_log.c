@@ -21,6 +21,8 @@ static const char *priority_label(int priority)
 	}
 }
 
+static void hold_message(void *arg, int priority, const char *msg);
+
 static void vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
 {
 	if (priority == LOG_DEBUG && (log == NULL || !log->debug))
@@ -31,8 +33,11 @@ static void vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
 	}
 	if (log != NULL && log->sink != NULL) {
 		char *msg = NULL;
-		if (vasprintf(&msg, fmt, ap) < 0)
+		if (vasprintf(&msg, fmt, ap) < 0) {
 			msg = NULL;	/* undefined after a failure (vasprintf(3)) */
+			if (log->sink == hold_message)	/* a reason of the policy's: the loader must know */
+				((struct cd_log_held *)log->sink_arg)->lost = 1;
+		}
 		/* A message that could not be formatted is not dropped in silence: its place says so
 		 * (the policy's reasons are held this way while it is read, then logged). */
 		log->sink(log->sink_arg, priority, msg != NULL ? msg : "out of memory: a message was lost here");

@@ -308,6 +308,8 @@ static void warn_literal_backslash(struct parser *p, size_t lineno, const struct
 		       "if the winbind name DOMAIN\\user was meant, write its backslash as \\134: "
 		       "'%s%s'", p->shown, lineno, cd_subject_kind_str(r->kind), at, read_as,
 		       (unsigned char)r->name[first], at, meant);
+	} else {
+		p->out_of_memory = 1;	/* a warning lost in silence would be another verdict */
 	}
 	free(literal);
 	free(read_as);

@@ -1134,6 +1134,27 @@ static void test_repeated_short_cap_name(void **state)
 	cd_policy_free(&pol);
 }
 
+/* A rule line, then lines that hold no name to repeat it for (empty, blanks, a comment, a CR)
+ * as the text's last: read as nothing, the scan for a repeated line's name staying inside
+ * the line (the ASan build stops on a read past the text and its final NUL). */
+static void test_rule_then_nameless_last_lines(void **state)
+{
+	(void)state;
+	static const char *const texts[] = {
+		"alice cap_kill\n\n", "alice cap_kill\n   \n", "alice cap_kill\n\t\n\n",
+		"alice cap_kill\n# the end\n", "alice cap_kill\n\r\n", "alice cap_kill\n ",
+	};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct cd_policy pol;
+		struct cd_load_opts o = { .owner = getuid() };
+		setup(NULL);
+		if (cd_policy_parse(&pol, "t", texts[i], strlen(texts[i]), &o, &test_log) != CD_POLICY_OK ||
+		    pol.nrules != 1 || pol.rules[0].caps != BIT(CAP_KILL))
+			fail_msg("text %zu: status %d, %zu rules\n%s", i, pol.status, pol.nrules, logged());
+		cd_policy_free(&pol);
+	}
+}
+
 /* '$' may end a name (Samba's machine accounts): alone it is no name, user or group, bare or
  * escaped. */
 static void test_dollar_alone_is_no_subject(void **state)
@@ -1416,6 +1437,7 @@ int main(void)
 		cmocka_unit_test_setup(test_path_with_space_escaped, setup),
 		cmocka_unit_test_setup(test_shorter_cap_after_longer, setup),
 		cmocka_unit_test_setup(test_repeated_short_cap_name, setup),
+		cmocka_unit_test_setup(test_rule_then_nameless_last_lines, setup),
 		cmocka_unit_test(test_name_form_fits_its_contract),
 		cmocka_unit_test_setup(test_escaped_first_byte_judged, setup),
 		cmocka_unit_test_setup(test_dollar_alone_is_no_subject, setup),

@@ -12,8 +12,8 @@ Run the capdelegate CLI tests (all, or the named cases). Needs the built binary 
 $LAB_BUILD/capdelegate (./lab build). Fixture trees need root (setcap, setfattr, root-owned
 policies, mounts); as another user those cases print SKIP with the reason.
   --list   print the case names and exit
-Environment: CLI_JOBS (default: twice the CPUs, most of a case is waiting) cases run at once; 1 runs
-them one after another in the order listed.
+Environment: CLI_JOBS cases run at once (default: twice the CPUs, as most of a case is
+waiting); CLI_JOBS=1 runs them one after another in the order listed.
 USAGE
 }
 

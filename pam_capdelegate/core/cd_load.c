@@ -655,7 +655,7 @@ enum cd_status cd_policy_load(struct cd_policy *pol, const char *path,
 		cd_log_hold(&held, log);
 		enum cd_status status = read_once(&r, pol, path, opts, &held.quiet);
 		int whole = cd_snapshot_whole(&r.snap, opts->no_settle ? 0 : CD_POLICY_SETTLE_MS);
-		int lost = held.lost;
+		int lost = held.lost || held.quiet.lost;	/* a reason not kept, or not formatted */
 		cd_log_release(&held, log, whole);
 		if (whole && lost && status != CD_POLICY_SYSERR) {
 			/* a reason not logged is a verdict not explained: out of memory, as anywhere */

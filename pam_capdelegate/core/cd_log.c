@@ -21,8 +21,6 @@ static const char *priority_label(int priority)
 	}
 }
 
-static void hold_message(void *arg, int priority, const char *msg);
-
 static void vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
 {
 	if (priority == LOG_DEBUG && (log == NULL || !log->debug))
@@ -35,8 +33,7 @@ static void vlog(struct cd_log *log, int priority, const char *fmt, va_list ap)
 		char *msg = NULL;
 		if (vasprintf(&msg, fmt, ap) < 0) {
 			msg = NULL;	/* undefined after a failure (vasprintf(3)) */
-			if (log->sink == hold_message)	/* a reason of the policy's: the loader must know */
-				((struct cd_log_held *)log->sink_arg)->lost = 1;
+			log->lost = 1;
 		}
 		/* A message that could not be formatted is not dropped in silence: its place says so
 		 * (the policy's reasons are held this way while it is read, then logged). */
@@ -93,7 +90,7 @@ void cd_log_release(struct cd_log_held *h, struct cd_log *real, int replay)
 			cd_log(real, h->msgs[i].priority, "%s", h->msgs[i].text);
 		free(h->msgs[i].text);
 	}
-	if (replay && h->lost)
+	if (replay && (h->lost || h->quiet.lost))
 		cd_log(real, LOG_ERR, "out of memory: some messages about the policy were lost");
 	free(h->msgs);
 	memset(h, 0, sizeof(*h));

@@ -16,6 +16,7 @@ struct cd_log {
 	/* Without pamh: called if set (tests capture messages), else stderr. */
 	void (*sink)(void *arg, int priority, const char *msg);
 	void *sink_arg;
+	int lost;		/* a message for the sink could not be formatted (memory ran out) */
 };
 
 void cd_log(struct cd_log *log, int priority, const char *fmt, ...)

@@ -122,6 +122,26 @@ static void stop_faults(void)
 	atomic_store(&exiting, 1);
 }
 
+/* Stop failing once exit() began or in a forked child (see fail_alloc), registered once. */
+static void stop_faults_at_exit(void)
+{
+	static atomic_int registered;
+	if (atomic_exchange(&registered, 1))
+		return;
+	atexit(stop_faults);
+	pthread_atfork(NULL, NULL, stop_faults);
+}
+
+/* Is the call from capdelegate's executable itself, before its exit? Not from libc, libcap or
+ * nss_wrapper, and not from a helper it runs (an editor inherits the preload: in a --coverage
+ * build its gcov would be failed at its exit). */
+static int programs_own(void *caller)
+{
+	uintptr_t addr = (uintptr_t)caller;
+	return !atomic_load(&exiting) && strstr(program_invocation_short_name, "capdelegate") != NULL &&
+	       dl_iterate_phdr(in_main, &addr) == 1;
+}
+
 /* Should the allocation asked for from @caller fail? Not once exit() began: a --coverage
  * build's own code (gcov writing its .gcda files, linked into the executable) allocates
  * then, and would be failed in place of the program's. Registered at the first allocation,
@@ -135,18 +155,10 @@ static int fail_alloc(void *caller)
 	if (at < 0) {
 		const char *n = getenv("CD_FAULT_ALLOC");
 		at = n != NULL ? atol(n) : 0;
-		if (at > 0) {
-			atexit(stop_faults);
-			pthread_atfork(NULL, NULL, stop_faults);
-		}
+		if (at > 0)
+			stop_faults_at_exit();
 	}
-	if (atomic_load(&exiting))
-		return 0;
-	uintptr_t addr = (uintptr_t)caller;
-	/* capdelegate only: a helper it runs (an editor) inherits the preload, and in a
-	 * --coverage build its gcov would be failed at its exit */
-	if (at <= 0 || strstr(program_invocation_short_name, "capdelegate") == NULL ||
-	    dl_iterate_phdr(in_main, &addr) != 1)
+	if (at <= 0 || !programs_own(caller))
 		return 0;
 	if (atomic_fetch_add(&calls, 1) + 1 != at)
 		return 0;
@@ -159,17 +171,11 @@ static atomic_int sized_fired;
 /* CD_FAULT_MALLOC_SIZE: is this the first malloc of that size from capdelegate itself? */
 static int fail_sized(size_t n, void *caller)
 {
-	static int registered;
 	const char *size = getenv("CD_FAULT_MALLOC_SIZE");
-	uintptr_t addr = (uintptr_t)caller;
-	if (size != NULL && !registered) {	/* gcov's allocations at exit are not the program's */
-		registered = 1;
-		atexit(stop_faults);
-		pthread_atfork(NULL, NULL, stop_faults);
-	}
-	if (size == NULL || (size_t)atol(size) != n || atomic_load(&exiting) ||
-	    strstr(program_invocation_short_name, "capdelegate") == NULL ||
-	    dl_iterate_phdr(in_main, &addr) != 1 || atomic_exchange(&sized_fired, 1))
+	if (size == NULL)
+		return 0;
+	stop_faults_at_exit();	/* gcov's allocations at exit are not the program's */
+	if ((size_t)atol(size) != n || !programs_own(caller) || atomic_exchange(&sized_fired, 1))
 		return 0;
 	fired();
 	return 1;

@@ -414,6 +414,8 @@ t_userdb_string_escapes() {
   record "$d" $'b\xc3\xa9\xe2\x82\xac\xef\xbf\xbdA' '{"userName":"b\\u00E9\\u20AC\\uFFFD\\u0041","capabilityAmbientSet":["CAP_NET_R\\u0041W"]}'
   record "$d" $'c\xc3\xa9' '{"userName":"c\\u00e9","perMachine":null,"capabilityAmbientSet":["\\u0063ap_sys_time"],"x":{"a" : {"b\\u00e9":[1,false,true,null,{}]} , "c":"\\/\\b\\f\\n\\r\\t\\"\\\\"}}'
   record "$d" dave '{"userName":"dave","capabilityAmbientSet":["cap_kill"],"perMachine":[{"x":{"y":{"uid":1}},"capabilityAmbientSet":["cap_chown"]}]}'
+  # the edges of UTF-8's lengths: U+07FF is 2 bytes (DF BF), U+0800 is 3 (E0 A0 80)
+  record "$d" $'f\xdf\xbf\xe0\xa0\x80' '{"userName":"f\\u07FF\\u0800","capabilityAmbientSet":["cap_wake_alarm"]}'
   # refused: each in its own directory, with its reason
   while IFS='|' read -r name text why; do
     i=$((i + 1))
@@ -443,6 +445,7 @@ CASES
   [ "$(count_lines "$OUT" "^finding${TAB}ambient-grant${TAB}$d/c.*${TAB}cap_sys_time${TAB}")" -eq 1 ] || fail "c\\u00e9 not read as its file's name"
   want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/dave.user${TAB}cap_chown,cap_kill${TAB}"
   no_text "$OUT" "userdb-invalid${TAB}$d/"
+  [ "$(count_lines "$OUT" "^finding${TAB}ambient-grant${TAB}$d/f.*${TAB}cap_wake_alarm${TAB}")" -eq 1 ] || fail "f\\u07FF\\u0800 not read as its file's name"
   for i in "${!dirs[@]}"; do
     want_text "$OUT" "finding${TAB}userdb-invalid${TAB}${dirs[$i]}/${names[$i]}.user${TAB}none${TAB}user record not audited: not a user record systemd reads: ${whys[$i]}"
   done
@@ -521,6 +524,10 @@ t_fault_memstream_userdb() {
   n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty")
   echo "audit: $n" >&2
   [ "${n%% *}" -ge 9 ] || fail "$n: fewer than the records' strings"
+  # ... and each close of one failing in turn (a string's last flush needs memory)
+  n=$(SWEEP=CD_FAULT_MEMSTREAM_CLOSE sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty")
+  echo "audit, closes: $n" >&2
+  [ "${n%% *}" -ge 9 ] || fail "$n: fewer than the records' strings closed"
   # the first stream is the first record's first string: memory, not a record refused
   CD_FAULT_MEMSTREAM=1 cd_fault audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty"
   want_rc 2; want_line "$ERR" "capdelegate: audit: out of memory; no report"

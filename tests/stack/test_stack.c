@@ -307,6 +307,19 @@ static void test_outside_bounding_set_is_dropped(void **state)
 	expect_log_once(&o, "outside the bounding set");
 }
 
+/* Capability 0 is a capability like the others: cap_chown outside the bounding set is dropped
+ * and logged, and the rest of the grant applied. */
+static void test_cap_chown_outside_bounding_set(void **state)
+{
+	need_root(state);
+	policy_service("chown", "alice cap_chown, cap_net_raw\n", 0644, "");
+	struct prep p = { .drop_bound = { CAP_CHOWN }, .ndrop_bound = 1 };
+	struct outcome o;
+	login("chown", "alice", &p, PAM_SUCCESS, PAM_SUCCESS, &o);
+	assert_true(o.inh == BIT(CAP_NET_RAW));
+	expect_log_once(&o, "dropped_bounding=cap_chown");
+}
+
 static void test_login_inheritable_never_leaks(void **state)
 {
 	need_root(state);
@@ -894,6 +907,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_delegation_through_setpcap),
 		cmocka_unit_test(test_without_setpcap_grants_what_it_can),
 		cmocka_unit_test(test_outside_bounding_set_is_dropped),
+		cmocka_unit_test(test_cap_chown_outside_bounding_set),
 		cmocka_unit_test(test_login_inheritable_never_leaks),
 		cmocka_unit_test(test_login_ambient_never_leaks),
 		cmocka_unit_test(test_syntax_error_grants_nothing),

@@ -287,9 +287,9 @@ class Lab:
                        PAM_WRAPPER_SERVICE_DIR=os.path.join(self.dir, "services"),
                        LD_PRELOAD="%s:%s/libpam_wrapper.so:%s/libnss_wrapper.so"
                        % (fault, LIBDIR, LIBDIR))
-        self.driver = subprocess.Popen([sys.executable, os.path.join(HERE, "pam_driver.py")],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.DEVNULL, env=pam_env)
+        argv, env = in_own_tmp([sys.executable, os.path.join(HERE, "pam_driver.py")], pam_env)
+        self.driver = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, env=env)
 
     def close(self):
         self.driver.stdin.close()
@@ -341,6 +341,27 @@ class Lab:
                             self.confdir, "--tsv", self.empty],
                            env=dict(self.nss_env, **(fault or {})), capture_output=True)
         return p.returncode, p.stdout, p.stderr
+
+
+def in_own_tmp(argv, env):
+    """@argv and @env, changed so that the PAM driver gets a /tmp of its own, as root (tests/
+    stack/stack.sh does the same for the stack tests). pam_wrapper copies the service directory
+    into /tmp/pam.X, X one letter chosen from the pid, and two processes that pick the same
+    letter at the same moment share the directory: the later copy rewrites the other's service
+    file. Four drivers starting at once (--jobs) did that under load: a login ran another
+    worker's stack, read that worker's policy and got its grant (seen once: dave with none
+    where the policy's "*" gave him cap_sys_ptrace), or pam_start failed on a half-copied file.
+    In a mount namespace of its own, on a tmpfs, no other process sees the driver's letter.
+    The wrappers are preloaded only into the driver: loaded into unshare, sh or mount, the
+    library would make (and leave) a directory of its own in the real /tmp."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None or subprocess.run(
+            ["unshare", "-m", "--propagation", "private", "true"], capture_output=True).returncode:
+        return argv, env
+    preload = {k: v for k, v in env.items() if k == "LD_PRELOAD" or k.startswith("PAM_WRAPPER")}
+    rest = {k: v for k, v in env.items() if k not in preload}
+    return (["unshare", "-m", "--propagation", "private", "sh", "-c",
+             'mount -t tmpfs -o mode=1777 cd-model-tmp /tmp && exec env "$@"', "sh"]
+            + ["%s=%s" % kv for kv in preload.items()] + argv, rest)
 
 
 def write_root_file(path, data):

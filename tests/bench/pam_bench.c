@@ -3,6 +3,8 @@
  * services interleaved so that all see the same machine state.
  *
  * usage: pam_bench CONFDIR USER ITERATIONS SERVICE...
+ * PAM_BENCH_BLOCK=B: each of the ITERATIONS samples is the mean of B transactions in a row (a
+ * clock that steps, such as a guest's 4 ms jiffies, then steps B times finer).
  * Prints, per service, the median and minimum microseconds per transaction, the medians of
  * pam_authenticate and pam_setcred alone, and the pI the stack left (each transaction starts
  * from an empty pI when the process may clear it). With tests/bench/nss_count.so preloaded, also
@@ -38,6 +40,7 @@ static double now_us(void)
  * the NSS columns out. */
 static void (*take)(struct nss_count *);
 static const char *(*count_name)(int);
+static int block = 1;	/* transactions per sample (PAM_BENCH_BLOCK) */
 
 struct sample {
 	double total, auth, setcred;
@@ -112,6 +115,23 @@ static int one_transaction(const char *confdir, struct service *s, const char *u
 	return rc;
 }
 
+/* One sample: the mean of @block transactions. */
+static int one_block(const char *confdir, struct service *s, const char *user, struct sample *t)
+{
+	struct sample sum = { 0 }, one;
+	int rc = PAM_SUCCESS;
+	for (int b = 0; b < block && rc == PAM_SUCCESS; b++) {
+		rc = one_transaction(confdir, s, user, &one);
+		sum.total += one.total;
+		sum.auth += one.auth;
+		sum.setcred += one.setcred;
+	}
+	t->total = sum.total / block;
+	t->auth = sum.auth / block;
+	t->setcred = sum.setcred / block;
+	return rc;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -168,8 +188,8 @@ static void report(struct service *s, int n)
 	printf(" setcred_median_us=%.1f setcred_min_us=%.1f setcred_mean_us=%.1f capinh=%s", med, v[0], mean(v, n),
 	       s->capinh);
 	if (take != NULL) {
-		print_counts("setcred", &s->setcred, n);
-		print_counts("auth", &s->auth, n);
+		print_counts("setcred", &s->setcred, n * block);
+		print_counts("auth", &s->auth, n * block);
 	}
 	putchar('\n');
 	free(v);
@@ -183,8 +203,9 @@ int main(int argc, char **argv)
 	}
 	const char *confdir = argv[1], *user = argv[2];
 	int n = atoi(argv[3]), nsvc = argc - 4;
-	if (n < 1) {
-		fprintf(stderr, "%s: ITERATIONS must be at least 1\n", argv[0]);
+	block = getenv("PAM_BENCH_BLOCK") ? atoi(getenv("PAM_BENCH_BLOCK")) : 1;
+	if (n < 1 || block < 1) {
+		fprintf(stderr, "%s: ITERATIONS and PAM_BENCH_BLOCK must be at least 1\n", argv[0]);
 		return 2;
 	}
 	*(void **)&take = dlsym(RTLD_DEFAULT, "nss_count_take");
@@ -201,7 +222,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		for (int s = 0; s < nsvc; s++) {
-			int rc = one_transaction(confdir, &svc[s], user, &svc[s].t[i]);
+			int rc = one_block(confdir, &svc[s], user, &svc[s].t[i]);
 			if (rc != PAM_SUCCESS) {
 				fprintf(stderr, "%s: transaction failed: %s\n", svc[s].name, pam_strerror(NULL, rc));
 				return 1;

@@ -92,8 +92,8 @@ for line in open(sys.argv[1]):
     f = line.split()
     if f[:2] == ["@@", "note"]:
         print("#", " ".join(f[2:]))
-    if f[:2] != ["@@", "bench"]:
-        continue
+    if f[:2] != ["@@", "bench"] or len(f) < 7 or not all("=" in x for x in f[6:]):
+        continue  # (a line cut short)
     size, state, user, svc = f[2], f[3], f[4].split("@")[0], f[5]
     rows.setdefault((size, state, user, svc), []).append(dict(x.split("=", 1) for x in f[6:]))
 services = sorted({k[3] for k in rows}, key=lambda s: (s != "bench-none", s != "bench-pamcap", s))

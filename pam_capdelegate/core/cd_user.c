@@ -13,10 +13,10 @@
  *    names a group that the user's list does not, one lookup by name of a group no file can
  *    hold (PROBE_GROUP) asks every backend of nsswitch.conf's group line: if it errs, the
  *    resolution fails.
- * The user's groups are the names of the gids getgrouplist() returns (getgrgid_r). Each group
- * the policy names is not looked up by name: that fetched its whole member list at every
- * login, 20,000 names for a user not in a 20,000-member group (issue 23; pam_capdelegate(8)
- * gives the figures). A gid that NSS says has no name (not an error) cannot be named by a
+ * The user's groups are the names of the gids getgrouplist() returns (getgrgid_r). The groups
+ * the policy names are not looked up by name: that fetched each one's whole member list at
+ * every login, 20,000 names for a user not in a 20,000-member group (issue 23;
+ * pam_capdelegate(8), GROUPS, gives the figures). A gid that NSS says has no name (not an error) cannot be named by a
  * policy line and is skipped.
  */
 #include "config.h"

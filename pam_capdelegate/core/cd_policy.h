@@ -153,8 +153,8 @@ struct cd_grant {
 	size_t nmatched;
 };
 
-/* The user as NSS knows them: canonical name plus every group name (primary, supplementary,
- * and each group the policy names whose member list holds the user). */
+/* The user as NSS knows them: canonical name plus the names of their gids (primary and
+ * supplementary, as getgrouplist gives them). */
 struct cd_user {
 	char *name;		/* pw_name as NSS returns it, not the name typed at the prompt */
 	uid_t uid;
@@ -170,9 +170,10 @@ struct cd_user {
  * the user is unknown (errno 0) or on error (errno set). The module looks groups up only
  * when no user line decides (cd_user_load_groups). */
 int cd_user_lookup_passwd(struct cd_user *u, const char *name);
-/* The user's groups: names of getgrouplist's gids, and every @group of @pol (may be NULL)
- * looked up by name. Any NSS error fails the whole call (-1, errno set, u->failed names the
- * lookup): a group that cannot be read is never taken as one the user is not in. */
+/* The user's groups: the names of getgrouplist's gids. When @pol (may be NULL) names a group
+ * not among them, one probe lookup checks that no group backend is down. Any NSS error fails
+ * the whole call (-1, errno set, u->failed names the lookup, or the first such group): a group
+ * that cannot be read is never taken as one the user is not in. */
 int cd_user_load_groups(struct cd_user *u, const struct cd_policy *pol);
 /* Both. On failure @u keeps what was found (u->failed says what failed); call cd_user_free
  * in any case. */

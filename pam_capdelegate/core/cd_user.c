@@ -9,11 +9,15 @@
  *  - a lookup that errs (ERANGE past the largest buffer, EAGAIN/EIO from an LDAP or SSSD
  *    outage) is an error for the whole resolution, never "not a member": reading it as "not
  *    in @contractors" would hand a contractor the "*" grant;
- *  - getgrouplist() cannot report a backend that is down (glibc skips it), so every group the
- *    policy names is also looked up by name: if that lookup errs the resolution fails, and a
- *    member listed there counts even if getgrouplist() missed the group.
- * A gid that NSS says has no name (not an error) cannot be named by a policy line and is
- * skipped.
+ *  - getgrouplist() cannot report a backend that is down (glibc skips it), so when the policy
+ *    names a group that the user's list does not, one lookup by name of a group no file can
+ *    hold (PROBE_GROUP) asks every backend of nsswitch.conf's group line: if it errs, the
+ *    resolution fails.
+ * The user's groups are the names of the gids getgrouplist() returns (getgrgid_r). The groups
+ * the policy names are not looked up by name: that fetched each one's whole member list at
+ * every login, 20,000 names for a user not in a 20,000-member group (issue 23;
+ * pam_capdelegate(8), GROUPS, gives the figures). A gid that NSS says has no name (not an error) cannot be named by a
+ * policy line and is skipped.
  */
 #include "config.h"
 
@@ -181,61 +185,31 @@ static int add_gid_names(struct cd_user *u, size_t *alloc, const gid_t *gids, in
 	return rc;
 }
 
-static int is_member(const struct group *gr, const struct cd_user *u, const gid_t *gids, int ngids)
-{
-	if (gr->gr_gid == u->gid)	/* the primary group, even where getgrouplist left it out */
-		return 1;
-	for (int i = 0; i < ngids; i++)
-		if (gids[i] == gr->gr_gid)
-			return 1;
-	for (char **m = gr->gr_mem; m != NULL && *m != NULL; m++)
-		if (strcmp(*m, u->name) == 0)
-			return 1;
-	return 0;
-}
+/* A group name that no group file can hold (':' separates /etc/group's fields) and that SSSD
+ * does not search in a domain of fully qualified names: glibc asks every backend of the group
+ * line for it, each answers "no such group" at once, and one that is down errs. */
+#define PROBE_GROUP "capdelegate:probe"
 
-static int by_name(const void *a, const void *b)
+/* The groups of the policy that the user's list does not name rest on that list being
+ * complete, which getgrouplist() cannot promise while a backend is down: one probe (a cheap
+ * lookup, no member list) tells. The failure is noted under the first such group, the one
+ * whose membership is unknown. */
+static int check_list_complete(struct cd_user *u, const struct cd_policy *pol)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Every group the policy names, looked up by name, each name once however many lines name
- * it (sorted, so a large policy costs n log n, not a lookup per line): an outage
- * getgrouplist() hid shows here. A member gets the group's name as NSS returns it (gr_name),
- * never the policy's spelling: a backend that looks names up without case (SSSD, winbind)
- * answers "NETOPS" with the group netops, which @NETOPS does not name. */
-static int check_policy_groups(struct cd_user *u, size_t *alloc, const struct cd_policy *pol,
-			       const gid_t *gids, int ngids)
-{
-	size_t n = 0;
-	const char **names = pol != NULL && pol->nrules ? malloc(pol->nrules * sizeof(*names)) : NULL;
-	if (pol != NULL && pol->nrules && names == NULL)
-		return -1;
-	for (size_t i = 0; pol != NULL && i < pol->nrules; i++)
-		if (pol->rules[i].kind == CD_SUBJECT_GROUP)
-			names[n++] = pol->rules[i].name;
-	if (n > 1)
-		qsort(names, n, sizeof(*names), by_name);
-
+	const char *unlisted = NULL;
+	for (size_t i = 0; pol != NULL && i < pol->nrules && unlisted == NULL; i++)
+		if (pol->rules[i].kind == CD_SUBJECT_GROUP && !has_group(u, pol->rules[i].name))
+			unlisted = pol->rules[i].name;
+	if (unlisted == NULL)
+		return 0;
 	struct group gr;
 	char *buf = NULL;
-	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		/* each name once, and not the groups getgrouplist() already gave */
-		if ((i > 0 && strcmp(names[i], names[i - 1]) == 0) || has_group(u, names[i]))
-			continue;
-		int found = nss_lookup(call_getgrnam, names[i], &gr, &buf);
-		if (found < 0) {
-			note_failure(u, "group", names[i]);
-			rc = -1;
-		} else if (found && is_member(&gr, u, gids, ngids) &&
-			   !has_group(u, gr.gr_name) && add_group(u, alloc, gr.gr_name) < 0) {
-			rc = -1;
-		}
-	}
+	int found = nss_lookup(call_getgrnam, PROBE_GROUP, &gr, &buf);
 	free(buf);
-	free(names);
-	return rc;
+	if (found >= 0)
+		return 0;
+	note_failure(u, "group", unlisted);
+	return -1;
 }
 
 int cd_user_load_groups(struct cd_user *u, const struct cd_policy *pol)
@@ -252,7 +226,7 @@ int cd_user_load_groups(struct cd_user *u, const struct cd_policy *pol)
 	}
 	int rc = add_gid_names(u, &alloc, gids, ngids);
 	if (rc == 0)
-		rc = check_policy_groups(u, &alloc, pol, gids, ngids);
+		rc = check_list_complete(u, pol);
 	int saved = errno;
 	free(gids);
 	if (rc < 0) {

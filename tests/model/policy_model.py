@@ -236,15 +236,16 @@ def groups_of(user, groups):
 def resolve(policy, user, groups, unreachable=frozenset()):
     """5 RESOLUTION: the user's own lines, else the lines of the user's groups, else the *
     lines, else nothing; a policy that is not ok grants nothing. @unreachable: names of groups
-    whose lookup fails (a directory outage): 5 ERRORS AND SAFETY, every group the policy names
-    is looked up, and a failed lookup grants nothing (never read as "not a member"); groups are
-    not needed when the user's own lines decide."""
+    whose lookup fails (a directory outage, which getgrouplist hides by leaving them out): 5
+    ERRORS AND SAFETY, the user's list cannot say "not a member" while the directory is down,
+    so a policy group the list does not name grants nothing (never read as "not a member");
+    groups are not needed when the user's own lines decide."""
     if policy.status != "ok" or user is None:
         return Grant(frozenset(), "none", [])
     own = [r for r in policy.rules if r.kind == "user" and r.name == user.name]
-    if not own and any(r.kind == "group" and r.name in unreachable for r in policy.rules):
-        return Grant(frozenset(), "none", [], True)
     mine = groups_of(user, groups) - set(unreachable)
+    if not own and unreachable and any(r.kind == "group" and r.name not in mine for r in policy.rules):
+        return Grant(frozenset(), "none", [], True)
     tiers = (("user", lambda r: r.kind == "user" and r.name == user.name),
              ("group", lambda r: r.kind == "group" and r.name in mine),
              ("default", lambda r: r.kind == "default"))

@@ -4,7 +4,11 @@
  *
  *   CD_FAULT_GROUPS=NAME:GID[,NAME:GID...]  these groups are "unreachable": getgrnam_r and
  *       getgrgid_r fail with CD_FAULT_ERRNO (default EAGAIN, as NSS_STATUS_TRYAGAIN gives), and
- *       getgrouplist leaves their gids out, as glibc does when a backend is unavailable.
+ *       getgrouplist leaves their gids out, as glibc does when a backend is unavailable. Their
+ *       directory is down: a lookup of a group name that no file can hold (one with a ':') fails
+ *       the same way, since glibc asks the directory next (nsswitch.conf "group: files sss").
+ *   CD_FAULT_NO_GRNAM=NAME[,NAME...]  a lookup of these groups by name fails with EIO: a test's
+ *       tripwire for a login that must not fetch their member lists by name.
  *   CD_FAULT_USERS=NAME[,NAME...]  getpwnam_r fails with CD_FAULT_ERRNO for these names.
  *   CD_FAULT_PWENT=N  getpwent lists N users, then fails with CD_FAULT_ERRNO (a directory
  *       whose listing broke off).
@@ -159,6 +163,8 @@ int getgrnam_r(const char *name, struct group *gr, char *buf, size_t size, struc
 	struct huge h;
 	if (faulted_group(name, 0))
 		return fault_errno();
+	if (listed("CD_FAULT_NO_GRNAM", name))
+		return EIO;
 	if (huge_group(name, 0, &h) > 0)
 		return fill_huge(&h, gr, buf, size, res);
 	char *f = folded(name, "CD_FAULT_GROUP_CASEFOLD");
@@ -166,6 +172,9 @@ int getgrnam_r(const char *name, struct group *gr, char *buf, size_t size, struc
 		return ENOMEM;
 	int rc = as_glibc(next(f, gr, buf, size, res), (void **)res);
 	free(f);
+	const char *down = getenv("CD_FAULT_GROUPS");
+	if (rc == 0 && *res == NULL && down != NULL && *down != '\0' && strchr(name, ':') != NULL)
+		return fault_errno();	/* never in the files: the next backend, the directory, is down */
 	return rc;
 }
 

@@ -155,9 +155,11 @@ check "outage-nosssd/erin@$D-refused" "ssh.exp status $rc (3 = refused)" [ "$rc"
 for u in carol bob; do dlogin "nosssd-$u" "$u" || true; done
 journal_since nosssd
 for u in carol bob; do bounded "nosssd-$u" "$u" "outage-nosssd/$u" "${DGRANT[$u]}" nosssd; done
-# Those lookups of the policy's directory groups were answered by nss_sss's memory cache, which
-# outlives sssd for memcache_timeout (300 s). Without it (removed here rather than waited for)
-# they fail (ECONNREFUSED): the module must not read that as "not a member".
+# nss_sss's memory cache outlives sssd for memcache_timeout (300 s) and answers the groups it
+# holds, but never the module's probe (pam_capdelegate(8), GROUPS): local bob already got nothing
+# above, "cannot look up group netops@corp.example.com: Connection refused". Without the cache
+# (removed here rather than waited for) the directory's groups fail too (ECONNREFUSED): the module
+# must not read that as "not a member".
 root mc-gone 'rm -f /var/lib/sss/mc/*; getent group netops@corp.example.com >/dev/null; echo "@@ getent.rc=$?"' || true
 check outage-nosssd/no-memory-cache "getent group netops@$D: status $(fact mc-gone 0 getent.rc) (2: not found)" \
   [ "$(fact mc-gone 0 getent.rc)" = 2 ]

@@ -11,7 +11,7 @@ export LAB_T0=${LAB_T0:-$(date +%s)}
 usage() {
   cat <<'EOF2'
 usage: vm-image/system/run.sh [--release R] [--policy FILE] [--ssh-port N]
-                              [--console-socket PATH] [--timeout SECONDS] [--quiet]
+                              [--console-socket PATH] [--timeout SECONDS] [--overlay TAR] [--quiet]
 
   --release R            the Debian release of the guest: bookworm (12, the default) or trixie (13)
 
@@ -20,6 +20,8 @@ usage: vm-image/system/run.sh [--release R] [--policy FILE] [--ssh-port N]
   --console-socket PATH  serve the serial console on a unix socket instead of this terminal (tests)
   --timeout SECONDS      hard limit for the whole boot (default 7200; QEMU is killed after it)
   --image PATH           boot this image (from vm-image/system/build.sh) instead of building one
+  --overlay TAR          extract TAR (made as root: owners and modes kept) over / at boot, before
+                         sshd starts (the directory benchmark's tools and root's ssh key)
   --quiet                no banner
 
 Log in as root/root (also over ssh: a lab image), alice/alice, bob/bob, carol, dave, erin.
@@ -28,7 +30,7 @@ Environment: CAPDELEGATE_KERNEL=PATH boots that bzImage instead of kernel/lab-ke
 EOF2
 }
 
-policy="" port=2222 sock="" timeout=7200 quiet=0 image="" release=bookworm
+policy="" port=2222 sock="" timeout=7200 quiet=0 image="" release=bookworm overlay=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --policy) policy=$2; shift 2 ;;
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
     --console-socket) sock=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
     --image) image=$2; shift 2 ;;
+    --overlay) overlay=$2; shift 2 ;;
     --release) release=$2; shift 2 ;;
     --quiet) quiet=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -50,13 +53,19 @@ kernel=${CAPDELEGATE_KERNEL:-$("$LAB_ROOT/kernel/lab-kernel.sh" path bzimage)}
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 disks=(-drive "file=$image,format=raw,if=virtio,snapshot=on")
+# One second disk (/dev/vdb), a tar the guest extracts at boot (capdelegate-lab-overlay.service):
+# --overlay's archive, with --policy's file appended.
+if [ -n "$overlay" ]; then
+  [ -f "$overlay" ] || { echo "run.sh: overlay $overlay not found" >&2; exit 2; }
+  cp "$overlay" "$tmp/overlay.tar"
+fi
 if [ -n "$policy" ]; then
   [ -f "$policy" ] || { echo "run.sh: policy $policy not found" >&2; exit 2; }
   mkdir -p "$tmp/root/etc/security"
   install -m 644 "$policy" "$tmp/root/etc/security/capdelegate.conf"
-  tar -C "$tmp/root" --owner=0 --group=0 --numeric-owner -cf "$tmp/overlay.tar" etc/security/capdelegate.conf
-  disks+=(-drive "file=$tmp/overlay.tar,format=raw,if=virtio,readonly=on")
+  tar -C "$tmp/root" --owner=0 --group=0 --numeric-owner -rf "$tmp/overlay.tar" etc/security/capdelegate.conf
 fi
+[ ! -f "$tmp/overlay.tar" ] || disks+=(-drive "file=$tmp/overlay.tar,format=raw,if=virtio,readonly=on")
 if [ -n "$sock" ]; then serial=(-chardev "socket,id=con,path=$sock,server=on,wait=off" -serial chardev:con)
 else serial=(-serial mon:stdio); fi
 

@@ -229,7 +229,10 @@ build_initramfs() {
   rm -rf "$d"
 }
 
-# Boot $1 (a bzImage) with the test initramfs and fixture disk; console to $2.
+# Boot $1 (a bzImage) with the test initramfs and fixture disk; console to $2. no_timer_check:
+# under TCG on a loaded host the early check that the timer interrupt arrives can lose the CPU
+# for its whole window and the boot ends in "IO-APIC + timer doesn't work!" (a panic seen once
+# at load 6; every guest boot of the lab passes it for the same reason).
 boot() {
   local t=$(date +%s) rc=0
   log "boot $(basename "$1") (TCG, timeout ${BOOT_TIMEOUT}s, console: $2)"
@@ -238,7 +241,7 @@ boot() {
     -display none -monitor none -no-reboot -serial "file:$2" \
     -kernel "$1" -initrd "$OUT/initramfs.cpio.gz" \
     -drive "file=$OUT/fixtures.img,format=raw,if=virtio,readonly=on" \
-    -append "console=ttyS0 panic=-1 rdinit=/init" < /dev/null >&2 || rc=$?
+    -append "console=ttyS0 panic=-1 rdinit=/init no_timer_check" < /dev/null >&2 || rc=$?
   [ "$rc" -ne 124 ] || log "boot: timed out after ${BOOT_TIMEOUT}s"
   log "guest finished in $(( $(date +%s) - t )) s (qemu rc=$rc)"
 }

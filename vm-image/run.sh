@@ -81,5 +81,5 @@ fi
 timeout --foreground -k 5 "$timeout" qemu-system-x86_64 -accel tcg -m 256M -smp 1 \
   -nodefaults -display none -serial mon:stdio -no-reboot \
   -kernel "$kernel" \
-  -append "console=ttyS0 root=/dev/vda rw rootfstype=ext4 init=/sbin/capdelegate-init quiet panic=-1" \
+  -append "console=ttyS0 root=/dev/vda rw rootfstype=ext4 init=/sbin/capdelegate-init quiet panic=-1 no_timer_check" \
   "${disks[@]}"

@@ -83,5 +83,5 @@ timeout --foreground -k 5 "$timeout" qemu-system-x86_64 -accel tcg -m 512M -smp 
   -nodefaults -display none -no-reboot "${serial[@]}" \
   -netdev "user,id=n,hostfwd=tcp:127.0.0.1:$port-:22" -device virtio-net-pci,netdev=n \
   -kernel "$kernel" \
-  -append "console=ttyS0 root=/dev/vda rw rootfstype=ext4 quiet panic=-1" \
+  -append "console=ttyS0 root=/dev/vda rw rootfstype=ext4 quiet panic=-1 no_timer_check" \
   "${disks[@]}"

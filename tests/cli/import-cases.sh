@@ -251,6 +251,15 @@ t_import_accident_lookup_outage() {
   cd_nss import-pam-cap "$p"; want_rc 2; [ ! -s "$OUT" ] || fail "a translation was printed"
 }
 
+# A word whose accidental group ('lice', the tail of 'alice') cannot be looked up, in a file
+# that also has a warning (the NUL byte): the error wins, exit 2, nothing translated.
+t_import_accident_outage_beside_warning() {
+  local p; p=$(printf 'cap_net_raw alice\000bob\ncap_syslog @netops\n' | pam_cap_conf)
+  CD_FAULT_GROUPS=lice:2999 cd_nss import-pam-cap "$p"; want_rc 2
+  want_text "$ERR" "cannot look up group lice: Resource temporarily unavailable: nothing translated"
+  [ ! -s "$OUT" ] || fail "a translation was printed"
+}
+
 # ./lab fuzz (import-diff.py seed 1022426277) against Debian 12's libpam-cap 1:2.66-4+deb12u3:
 # that pam_cap does not match 'dob' to the members of group ob (the fix of CVE-2025-1390); older
 # ones do. The translation assumed the old reading, left '@ob cap_chown,cap_kill' as a comment
@@ -316,7 +325,7 @@ IMPORT_CASES=(
   import_two_groups_any_membership import_group_then_user import_bare_word_group_pair
   import_bare_word_group_depends_on_version
   import_all_then_later_line import_manpage_pair import_long_line_blank_piece
-  import_accident_lookup_outage import_user_named_like_group import_comment_words_and_failures
+  import_accident_lookup_outage import_accident_outage_beside_warning import_user_named_like_group import_comment_words_and_failures
   "${IMPORT_DIFF_SEEDS[@]/#/import_diff_}"
 )
 

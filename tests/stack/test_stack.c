@@ -913,6 +913,20 @@ static void test_group_outage_user_line_decides(void **state)
 	assert_true(o.inh == 0);
 }
 
+/* pam_capdelegate(8), GROUPS: when the user's group list holds every group the policy names,
+ * it answers alone; the probe for a backend that is down is for a group the list lacks. erin
+ * (in netops) keeps @netops's grant while a directory whose groups the policy does not name is
+ * down; bob, whose list lacks netops, gets nothing, the reason logged under @netops. */
+static void test_listed_groups_need_no_probe(void **state)
+{
+	need_root(state);
+	policy_service("listed-no-probe", "@netops cap_syslog\n", 0644, "");
+	struct prep down = { .env = { "CD_FAULT_GROUPS=contractors:2001" } };
+	expect_grant("listed-no-probe", "erin", &down, BIT(CAP_SYSLOG),
+		     "user=erin granted=cap_syslog via=group");
+	expect_grant("listed-no-probe", "bob", &down, 0, "user=bob: cannot look up group netops");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -957,6 +971,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_primary_group_membership),
 		cmocka_unit_test(test_dollar_inside_name),
 		cmocka_unit_test(test_group_outage_user_line_decides),
+		cmocka_unit_test(test_listed_groups_need_no_probe),
 	};
 	return cmocka_run_group_tests_name("stack", tests, NULL, NULL);
 }

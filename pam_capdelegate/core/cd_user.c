@@ -16,8 +16,8 @@
  * The user's groups are the names of the gids getgrouplist() returns (getgrgid_r). The groups
  * the policy names are not looked up by name: that fetched each one's whole member list at
  * every login, 20,000 names for a user not in a 20,000-member group (issue 23;
- * pam_capdelegate(8), GROUPS, gives the figures). A gid that NSS says has no name (not an error) cannot be named by a
- * policy line and is skipped.
+ * pam_capdelegate(8), GROUPS, gives the figures). A gid that NSS says has no name (not an
+ * error) cannot be named by a policy line and is skipped.
  */
 #include "config.h"
 

@@ -221,6 +221,10 @@ t_audit_threads_option() {
     want_text "$ERR" "--threads wants a whole number, 1 or more"
   done
   for n in 16 17 200; do cd_nss audit --config "$p" --threads "$n" "$CASE_DIR"; want_rc 1; done
+  # an option audit does not know is refused with its usage, not skipped: nothing is walked
+  cd_nss audit --config "$p" --bogus "$CASE_DIR"; want_rc 2
+  want_text "$ERR" "usage: capdelegate audit"
+  [ ! -s "$OUT" ] || fail "audit walked with an unknown option"
 }
 
 # The differential test, fixed seeds chosen to cover no-capability runs (unreadable

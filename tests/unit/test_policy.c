@@ -273,6 +273,15 @@ static void test_directory_names(void **state)
 	cd_name_form(form, sizeof(form), "tab\there\n", 60);
 	assert_string_equal(form, "tab\\011here\\012");
 	cd_policy_free(&pol);
+	/* An '@' anywhere after a name's first byte is part of it, the second byte too, after an
+	 * escaped first byte as after a plain one: a one-letter account of a domain (x@corp), and a
+	 * group's (@g@corp). */
+	assert_int_equal(load(&pol, "\\170@corp.example.com cap_kill\n@\\147@corp.example.com cap_chown\n"),
+			 CD_POLICY_OK);
+	assert_string_equal(pol.rules[0].name, "x@corp.example.com");
+	assert_int_equal(pol.rules[1].kind, CD_SUBJECT_GROUP);
+	assert_string_equal(pol.rules[1].name, "g@corp.example.com");
+	cd_policy_free(&pol);
 	/* Still refused: control characters and NUL even escaped, '@' first, '#' bare. */
 	expect_rejected("a\\011b cap_kill\n", 1, "bad subject");
 	expect_rejected("a\\000b cap_kill\n", 1, "bad subject");

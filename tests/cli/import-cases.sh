@@ -202,6 +202,17 @@ t_import_group_then_user() {
   translation_checks
 }
 
+# A group line naming a user's primary group (the first name of the user's group list) matches
+# that user in pam_cap as a supplementary group does: carol, in group carol, stops at line 1.
+t_import_primary_group_line() {
+  local p; p=$(printf 'cap_net_raw @carol\ncap_syslog carol\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 1
+  want_text "$ERR" "capdelegate: difference: user carol: pam_cap gives cap_net_raw ($p:1); capdelegate gives none ($p:2: user lines)"
+  want_line "$OUT" "@carol          cap_net_raw"
+  want_line "$OUT" "carol           none"	# never more than pam_cap's first match gives her
+  translation_checks
+}
+
 # pam_cap before the fix of CVE-2025-1390 matches any word's text after its first byte against
 # the user's groups ('dnetops' is netops to it, bob a member); fixed ones do not: nothing translated.
 t_import_bare_word_group_pair() {
@@ -322,7 +333,7 @@ IMPORT_CASES=(
   import_comments_only
   import_debian_example import_manpage_shapes import_first_match_vs_union
   import_all_ambient_bounding import_long_line import_pam_cap_words import_nul_and_outage import_errors
-  import_two_groups_any_membership import_group_then_user import_bare_word_group_pair
+  import_two_groups_any_membership import_group_then_user import_primary_group_line import_bare_word_group_pair
   import_bare_word_group_depends_on_version
   import_all_then_later_line import_manpage_pair import_long_line_blank_piece
   import_accident_lookup_outage import_accident_outage_beside_warning import_user_named_like_group import_comment_words_and_failures

@@ -7,6 +7,7 @@ REPORT_CASES=(
   report_audit_records_host report_two_hosts report_drift_and_errors report_bad_inputs
   report_odd_host_name report_missing_host report_usage report_unreadable_and_shapes
   fault_alloc_report fault_memstream_report valgrind_report report_user_and_group_one_name
+  report_subjects_sorted
 )
 
 # host_audit NAME POLICY ARGS...: audit --json as host NAME; prints the JSON file's path.
@@ -70,6 +71,26 @@ g = json.load(open(sys.argv[1]))["grants"]
 got = sorted((x["capability"], x["kind"], x["subject"], tuple(h["host"] for h in x["hosts"])) for x in g)
 want = [("cap_net_raw", k, "alice", ("web1", "web2")) for k in ("group", "user")]
 assert got == want, got
+PY
+}
+
+# The grants table is sorted by capability, kind, subject, then host: two subjects of one
+# capability, written bob before alice on both hosts, come out alice's hosts, then bob's, and
+# --json holds one grant per subject with both hosts (never a subject split by the other's).
+t_report_subjects_sorted() {
+  need_unshare; local p
+  p=$(printf 'bob cap_net_raw\nalice cap_net_raw\n' | policy)
+  mkdir -p "$CASE_DIR/empty"
+  host_audit web1 "$p" "$CASE_DIR/empty" >/dev/null; host_audit web2 "$p" "$CASE_DIR/empty" >/dev/null
+  cd_run report "$CASE_DIR/web1.json" "$CASE_DIR/web2.json"; want_rc 0
+  [ "$(grep '^grant' "$OUT" | cut -f4,5 | paste -sd' ')" = "alice	web1 alice	web2 bob	web1 bob	web2" ] \
+    || fail "grant order: $(grep '^grant' "$OUT" | cut -f4,5 | paste -sd' ')"
+  cd_run report --json "$CASE_DIR/web1.json" "$CASE_DIR/web2.json"; want_rc 0
+  python3 - "$OUT" <<'PY' || fail "report --json's grants: $(cat "$OUT")"
+import json, sys
+g = json.load(open(sys.argv[1]))["grants"]
+got = [(x["subject"], [h["host"] for h in x["hosts"]]) for x in g]
+assert got == [("alice", ["web1", "web2"]), ("bob", ["web1", "web2"])], got
 PY
 }
 

@@ -437,6 +437,8 @@ bob|{"userName":"bob","x":{"a" 1}}|expected ':' after an object key
 bob|{"userName":"bob","x":{"a"|truncated
 bob|{"userName":"bob","x":{"a":1,|truncated
 bob|{"userName":"bob","x":{"a":fals}}|not JSON
+bob|{"userName":"bob","x":trux|not JSON
+bob|{"userName":"bob","x":tru|truncated
 bob|{"userName":"bob","x":{"a":[1,{"b":2,"c":3 "d":4}]}}|expected ',' or the end of the array or object
 CASES
   udb_audit "$d" "${dirs[@]}"; want_rc 2

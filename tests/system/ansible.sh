@@ -3,7 +3,7 @@
 # guest over ssh on 127.0.0.1 with a throwaway key. The packages are purged first, so the first
 # run installs them: (a) it changes the host and logins then get its grants; (b) a second run
 # changes nothing; (c) a broken drop-in fails at validate and the host keeps its policy and
-# logins their grants; (d) the audit it fetched is read by `capdelegate report`. Each run's
+# logins their grants; (d) the audit it brought to the controller is read by `capdelegate report`. Each run's
 # log ends with the seconds of each task (callback_plugins/lab_task_times.py).
 # shellcheck shell=bash disable=SC2154 # work, port, here and the functions: run.sh's
 
@@ -84,7 +84,7 @@ check ansible/first-run-succeeds "status $rc, failed=$(recap first failed) (see 
   eval '[ "$rc" = 0 ] && [ "$(recap first failed)" = 0 ]'
 for t in "debs-copied:The .debs are on the host" "debs-installed:The packages are installed" \
   "pam-enabled:The PAM profile is enabled" "policy:The policy file" "drop-in:The drop-ins" \
-  "marks-file:The marks file" "marks-applied:capdelegate marks apply" "audit:The host's audit"; do
+  "marks-file:The marks file" "marks-applied:capdelegate marks apply" "audit:The audit, on the controller"; do
   check "ansible/first-run-changed/${t%%:*}" "task '${t#*:}': $(task first "${t#*:}" | head -n 1)" changed first "${t#*:}"
 done
 # bob's login after the first run is the one after the broken run, below (a login costs the
@@ -98,6 +98,11 @@ check ansible/first-run/dave-reads-kernel-log "dmesg exit $(fact ansible-dave 1 
 rc=0; playbook second good.yml || rc=$?
 check ansible/second-run-changed-0 "status $rc, changed=$(recap second changed): $(grep -E '^changed:' "$ans/second.txt" | head -n 3 | paste -sd' ')" \
   eval '[ "$rc" = 0 ] && [ "$(recap second changed)" = 0 ] && [ "$(recap second failed)" = 0 ]'
+
+# The role reads each managed file's sha1, owner and mode first and skips a file already as it
+# would write it (contrib/ansible/README.md): the copies of the second run are all skipped.
+check ansible/second-run-copies-nothing "$(for t in 'The policy file' 'The drop-ins' 'The marks file'; do printf '%s: %s; ' "$t" "$(task second "$t" | cut -d' ' -f1 | paste -sd,)"; done)" \
+  eval '[ "$(for t in "The policy file" "The drop-ins" "The marks file"; do task second "$t"; done | cut -d" " -f1 | sort -u | paste -sd,)" = "skipping:" ]'
 
 # --- (c) a broken drop-in: refused at validate, the host keeps its policy ---------------------
 as_root 'cd /etc/security && sha256sum capdelegate.conf capdelegate.d/*' >"$ans/policy-before.txt" 2>&1 || true

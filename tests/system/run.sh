@@ -14,21 +14,24 @@ export LAB_T0=${LAB_T0:-$(date +%s)}
 T0=$(date +%s)
 
 release=bookworm site=""
-case "${1:-}" in
-  --help|-h) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
-    echo "usage: tests/system/run.sh [--release bookworm|trixie | --directory]   (needs root; transcripts"
-    echo "  in \$LAB_RESULTS/system for bookworm, the default, \$LAB_RESULTS/system-RELEASE for another)"
-    echo "  --directory: bookworm as the directory site (slapd, SSSD; tests/system/directory.sh), in"
-    echo "  \$LAB_RESULTS/system-directory"
-    exit 0 ;;
-  --release) [ $# -eq 2 ] || { echo "usage: tests/system/run.sh [--release R]" >&2; exit 2; }; release=$2 ;;
-  --directory) [ $# -eq 1 ] || { echo "usage: tests/system/run.sh --directory" >&2; exit 2; }; site=directory ;;
-  "") ;;
-  *) echo "usage: tests/system/run.sh [--help] [--release R | --directory]" >&2; exit 2 ;;
-esac
+usage() { echo "usage: tests/system/run.sh [--help] [--release bookworm|trixie] [--directory]"; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --help|-h) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+      usage
+      echo "  (needs root; transcripts in \$LAB_RESULTS/system for bookworm, the default,"
+      echo "  \$LAB_RESULTS/system-RELEASE for another). --directory: the release's guest as the"
+      echo "  directory site (slapd, SSSD; tests/system/directory.sh), in \$LAB_RESULTS/system-directory"
+      echo "  (bookworm) or \$LAB_RESULTS/system-directory-RELEASE"
+      exit 0 ;;
+    --release) [ $# -ge 2 ] || { usage >&2; exit 2; }; release=$2; shift 2 ;;
+    --directory) site=directory; shift ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
 case "$release" in
   bookworm) work=${LAB_RESULTS:-$LAB_ROOT/_results}/system${site:+-$site} ;;
-  trixie) work=${LAB_RESULTS:-$LAB_ROOT/_results}/system-$release ;;
+  trixie) work=${LAB_RESULTS:-$LAB_ROOT/_results}/system${site:+-$site}-$release ;;
   *) echo "tests/system/run.sh: unknown release '$release' (bookworm, trixie)" >&2; exit 2 ;;
 esac
 
@@ -46,7 +49,7 @@ for t in expect socat ssh qemu-system-x86_64; do
 done
 
 # The image first: it needs no kernel, so ./lab test builds it beside a cold kernel build.
-bargs=(--release "$release"); [ -z "$site" ] || bargs=("--$site")
+bargs=(--release "$release"); [ -z "$site" ] || bargs+=("--$site")
 image=$("$LAB_ROOT/vm-image/system/build.sh" "${bargs[@]}") || { log "image build failed"; exit 2; }
 kernel=${CAPDELEGATE_KERNEL:-$("$LAB_ROOT/kernel/lab-kernel.sh" path bzimage)} || { log "no guest kernel"; exit 2; }
 export CAPDELEGATE_KERNEL=$kernel

@@ -14,24 +14,30 @@ LAB_CACHE=${LAB_CACHE:-$LAB_ROOT/.cache}
 T0=${LAB_T0:-$(date +%s)}
 
 release=bookworm directory=0
-case "${1:-}" in
-  -h|--help) echo "usage: $0 [--release bookworm|trixie | --directory]   (as root) build or reuse the systemd"
-             echo "  guest's image of that Debian release (default bookworm); --directory: bookworm's as the"
-             echo "  directory site (slapd, SSSD: directory-base.sh, directory-overlay.sh). Prints its path."
-             echo "  Progress on stderr."; exit 0 ;;
-  --release) [ $# -eq 2 ] || { echo "usage: $0 [--release R]" >&2; exit 2; }; release=$2 ;;
-  --directory) [ $# -eq 1 ] || { echo "usage: $0 --directory" >&2; exit 2; }; directory=1 ;;
-  "") ;;
-  *) echo "usage: $0 [--help] [--release R | --directory]" >&2; exit 2 ;;
-esac
+usage() { echo "usage: $0 [--release bookworm|trixie] [--directory]   (as root) build or reuse the systemd"
+          echo "  guest's image of that Debian release (default bookworm); --directory: that release's as the"
+          echo "  directory site (slapd, SSSD: directory-base.sh, directory-overlay.sh). Prints its path."
+          echo "  Progress on stderr."; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --release) [ $# -ge 2 ] || { usage >&2; exit 2; }; release=$2; shift 2 ;;
+    --directory) directory=1; shift ;;
+    *) usage >&2; exit 2 ;;
+  esac
+done
 case "$release" in
   bookworm) vmc=$LAB_CACHE/vm-system ;;
   trixie) vmc=$LAB_CACHE/vm-system-$release ;;
   *) echo "build.sh: unknown release '$release' (bookworm, trixie)" >&2; exit 2 ;;
 esac
-# The directory site's base and images live apart (vm-system-directory/); its base is a layer on
-# bookworm's, which stays in vm-system/ and is shared with the system suite.
-imgc=$vmc; [ "$directory" = 0 ] || imgc=$LAB_CACHE/vm-system-directory
+# The directory site's bases and images live apart (vm-system-directory/ for bookworm,
+# vm-system-directory-RELEASE/ for another); its base is a layer on the release's base, which
+# stays where it is and is shared with the system suite.
+imgc=$vmc
+if [ "$directory" = 1 ]; then
+  imgc=$LAB_CACHE/vm-system-directory; [ "$release" = bookworm ] || imgc=$imgc-$release
+fi
 [ "$(id -u)" -eq 0 ] || { echo "build.sh: needs root (mmdebstrap, chroot, setcap)" >&2; exit 2; }
 log() { printf '[vm-system %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
 . "$here/../progress.sh"
@@ -66,7 +72,7 @@ if [ "$directory" = 1 ]; then
   flock -w 900 8 || { echo "build.sh: $imgc/lock still held after 900 s" >&2; exit 1; }
   base_key=$( { echo "$base_key"; cat "$here/directory-base.sh"; } | sha256sum | cut -c1-16)
   cached_base "$imgc" "$base_key" "directory base" "apt-get install slapd, SSSD into a copy of the base (about 2 min: 128 s measured at load 9" \
-    apt-get "$here/directory-base.sh" "$base"
+    apt-get "$here/directory-base.sh" --release "$release" "$base"
 fi
 
 # iputils-ping's .deb for the guest's reinstall test (tests/system/run.sh): base.sh keeps the one
@@ -96,7 +102,7 @@ log "image: apt-get install the .debs, pam-auth-update --enable capdelegate, use
 with_progress "overlay" "$imgc/overlay.log" "$here/overlay.sh" --release "$release" "$stage" "${debs[@]}" || { tail -n 30 "$imgc/overlay.log" >&2; exit 1; }
 if [ "$directory" = 1 ]; then
   log "image: the directory site: CA and certificate, slapd and its data, SSSD, pam-auth-update, policy"
-  with_progress "directory overlay" "$imgc/directory-overlay.log" "$here/directory-overlay.sh" "$stage" \
+  with_progress "directory overlay" "$imgc/directory-overlay.log" "$here/directory-overlay.sh" --release "$release" "$stage" \
     || { tail -n 30 "$imgc/directory-overlay.log" >&2; exit 1; }
 fi
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# directory-base.sh BASE DIR: the directory site's base (issue 23): a copy of the bookworm system
-# base (BASE, from base.sh) with OpenLDAP's server and SSSD installed by apt from the mirror the
+# directory-base.sh [--release R] BASE DIR: the directory site's base (issue 23): a copy of the
+# system base of release R (BASE, from base.sh; bookworm by default) with OpenLDAP's server and SSSD installed by apt from the mirror the
 # host's apt uses, as base.sh's mmdebstrap does. A layer on the cached base rather than a second
 # mmdebstrap with a longer list: base.sh stays byte for byte what it was, so the default system
 # suite's cached base (keyed by base.sh's hash) is untouched, and only the extra packages are
@@ -8,8 +8,10 @@
 # package list lives here and nowhere else.
 set -euo pipefail
 
+release=bookworm
+if [ "${1:-}" = --release ] && [ $# -ge 2 ]; then release=$2; shift 2; fi
 if [ "${1:-}" = --help ] || [ $# -ne 2 ]; then
-  echo "usage: $0 BASE DIR   (as root; network) copy BASE to DIR (must not exist) and apt-get install"
+  echo "usage: $0 [--release bookworm|trixie] BASE DIR   (as root; network) copy BASE to DIR (must not exist) and apt-get install"
   echo "  slapd, ldap-utils, SSSD's LDAP back end, its NSS and PAM modules and tools into it"
   [ "${1:-}" = --help ]; exit
 fi
@@ -41,7 +43,7 @@ cp /etc/resolv.conf "$dir/etc/resolv.conf"
 # No service starts in the chroot (slapd's and sssd's postinsts would try): policy-rc.d's 101.
 printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"; chmod 755 "$dir/usr/sbin/policy-rc.d"
 # mmdebstrap left the base's sources.list naming the mirror base.sh used; it must be this one.
-grep -qx "deb $mirror bookworm main" "$dir/etc/apt/sources.list" \
+grep -qx "deb $mirror $release main" "$dir/etc/apt/sources.list" \
   || { echo "directory-base.sh: $dir/etc/apt/sources.list does not name $mirror" >&2; exit 1; }
 # slapd's postinst would make a database for the host name's domain with an unknown admin
 # password; the overlay replaces its configuration and database entirely anyway.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# directory-overlay.sh STAGE: make STAGE (the system guest after overlay.sh, on the directory base
+# directory-overlay.sh [--release R] STAGE: make STAGE (the system guest after overlay.sh, on the directory base
 # of directory-base.sh) the directory site of issue 23: a CA and slapd's server certificate,
 # slapd's configuration and data (tests/system/directory.ldif plus bigteam's 20,000 generated
 # members), SSSD reading it over StartTLS with that CA, pam_sss and pam_mkhomedir enabled with
@@ -7,8 +7,10 @@
 # Called by build.sh --directory; everything it makes is cached with the image.
 set -euo pipefail
 
+release=bookworm
+if [ "${1:-}" = --release ] && [ $# -ge 2 ]; then release=$2; shift 2; fi
 if [ "${1:-}" = --help ] || [ $# -ne 1 ]; then
-  echo "usage: $0 STAGE   (as root; called by vm-image/system/build.sh --directory)"
+  echo "usage: $0 [--release bookworm|trixie] STAGE   (as root; called by vm-image/system/build.sh --directory)"
   [ "${1:-}" = --help ]; exit
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -607,8 +607,13 @@ t_edit_prompt() {
   policy_dir; local before
   before=$(snap "$P")
   ED=$(editor twice <<SH
-# the pidfds edit holds while its editor runs: one for this run, none left from the last
-for l in /proc/\$PPID/fd/*; do readlink "\$l"; done | grep -c pidfd >>"$CASE_DIR/pidfds"
+# the pidfds edit holds while its editor runs: one for this run, none left from the last (edit
+# opens this run's after the fork: under load the editor can look first, so it waits for it)
+for _ in \$(seq 100); do
+  n=\$(for l in /proc/\$PPID/fd/*; do readlink "\$l"; done | grep -c pidfd)
+  [ "\$n" -eq 0 ] || break; sleep 0.05
+done
+echo "\$n" >>"$CASE_DIR/pidfds"
 if [ ! -e "$CASE_DIR/once" ]; then touch "$CASE_DIR/once"; printf 'bob cap_bogus\n' >>"\$f"
 else grep -q cap_bogus "\$f" || exit 9; sed -i 's/cap_bogus/cap_kill/' "\$f"; fi
 SH

@@ -79,9 +79,12 @@ EOF2
 fi
 
 # TCG only (see vm-image/run.sh). The guest's port 22 is reachable from the host's loopback only.
+# systemd.default_device_timeout_sec: a loaded host (several guests and builds on 2 cores) made
+# trixie's udev take more than systemd's default 90 s to announce ttyS0, and the console's getty
+# never started ("Timed out waiting for device dev-ttyS0.device"); the suites wait 300 s for it.
 timeout --foreground -k 5 "$timeout" qemu-system-x86_64 -accel tcg -m 512M -smp 1 \
   -nodefaults -display none -no-reboot "${serial[@]}" \
   -netdev "user,id=n,hostfwd=tcp:127.0.0.1:$port-:22" -device virtio-net-pci,netdev=n \
   -kernel "$kernel" \
-  -append "console=ttyS0 root=/dev/vda rw rootfstype=ext4 quiet panic=-1 no_timer_check" \
+  -append "console=ttyS0 root=/dev/vda rw rootfstype=ext4 quiet panic=-1 no_timer_check systemd.default_device_timeout_sec=280" \
   "${disks[@]}"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # directory-base.sh [--release R] BASE DIR: the directory site's base (issue 23): a copy of the
-# system base of release R (BASE, from base.sh; bookworm by default) with OpenLDAP's server and SSSD installed by apt from the mirror the
-# host's apt uses, as base.sh's mmdebstrap does. A layer on the cached base rather than a second
-# mmdebstrap with a longer list: base.sh stays byte for byte what it was, so the default system
+# system base of release R (BASE, from base.sh; bookworm by default) with OpenLDAP's server and
+# SSSD installed by apt from the mirror the host's apt uses, as base.sh's mmdebstrap does. A
+# layer on the cached base rather than a second mmdebstrap with a longer list: base.sh stays byte for byte what it was, so the default system
 # suite's cached base (keyed by base.sh's hash) is untouched, and only the extra packages are
 # downloaded. build.sh --directory caches DIR keyed by BASE's key and this file's hash: the
 # package list lives here and nowhere else.

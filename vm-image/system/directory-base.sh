@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # directory-base.sh [--release R] BASE DIR: the directory site's base (issue 23): a copy of the
 # system base of release R (BASE, from base.sh; bookworm by default) with OpenLDAP's server and
-# SSSD installed by apt from the mirror the host's apt uses, as base.sh's mmdebstrap does. A
-# layer on the cached base rather than a second mmdebstrap with a longer list: base.sh stays byte for byte what it was, so the default system
-# suite's cached base (keyed by base.sh's hash) is untouched, and only the extra packages are
-# downloaded. build.sh --directory caches DIR keyed by BASE's key and this file's hash: the
-# package list lives here and nowhere else.
+# SSSD installed by apt from the mirror the host's apt uses, as base.sh's mmdebstrap does. A layer
+# on the cached base rather than a second mmdebstrap with a longer list: base.sh stays byte for
+# byte what it was, so the default system suite's cached base (keyed by base.sh's hash) is
+# untouched, and only the extra packages are downloaded. build.sh --directory caches DIR keyed by
+# BASE's key and this file's hash: the package list lives here and nowhere else.
 set -euo pipefail
 
 release=bookworm
 if [ "${1:-}" = --release ] && [ $# -ge 2 ]; then release=$2; shift 2; fi
 if [ "${1:-}" = --help ] || [ $# -ne 2 ]; then
-  echo "usage: $0 [--release bookworm|trixie] BASE DIR   (as root; network) copy BASE to DIR (must not exist) and apt-get install"
-  echo "  slapd, ldap-utils, SSSD's LDAP back end, its NSS and PAM modules and tools into it"
+  echo "usage: $0 [--release bookworm|trixie] BASE DIR   (as root; network) copy BASE to DIR"
+  echo "  (must not exist) and apt-get install slapd, ldap-utils, SSSD's LDAP back end, its NSS and"
+  echo "  PAM modules and tools into it"
   [ "${1:-}" = --help ]; exit
 fi
 base=$1 dir=$2

@@ -3,8 +3,8 @@
 # guest over ssh on 127.0.0.1 with a throwaway key. The packages are purged first, so the first
 # run installs them: (a) it changes the host and logins then get its grants; (b) a second run
 # changes nothing; (c) a broken drop-in fails at validate and the host keeps its policy and
-# logins their grants; (d) the audit it brought to the controller is read by `capdelegate report`. Each run's
-# log ends with the seconds of each task (callback_plugins/lab_task_times.py).
+# logins their grants; (d) the audit it brought to the controller is read by `capdelegate
+# report`. Each run's log ends with the seconds of each task (callback_plugins/lab_task_times.py).
 # shellcheck shell=bash disable=SC2154 # work, port, here and the functions: run.sh's
 
 ans=$work/ansible
@@ -101,8 +101,8 @@ check ansible/second-run-changed-0 "status $rc, changed=$(recap second changed):
 
 # The role reads each managed file's sha1, owner and mode first and skips a file already as it
 # would write it (contrib/ansible/README.md): the copies of the second run are all skipped.
-check ansible/second-run-copies-nothing "$(for t in 'The policy file' 'The drop-ins' 'The marks file'; do printf '%s: %s; ' "$t" "$(task second "$t" | cut -d' ' -f1 | paste -sd,)"; done)" \
-  eval '[ "$(for t in "The policy file" "The drop-ins" "The marks file"; do task second "$t"; done | cut -d" " -f1 | sort -u | paste -sd,)" = "skipping:" ]'
+copies=$(for t in 'The policy file' 'The drop-ins' 'The marks file'; do task second "$t"; done | cut -d' ' -f1 | sort -u | paste -sd,)
+check ansible/second-run-copies-nothing "the copy tasks' results: $copies" [ "$copies" = "skipping:" ]
 
 # --- (c) a broken drop-in: refused at validate, the host keeps its policy ---------------------
 as_root 'cd /etc/security && sha256sum capdelegate.conf capdelegate.d/*' >"$ans/policy-before.txt" 2>&1 || true

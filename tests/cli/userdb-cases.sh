@@ -223,6 +223,9 @@ t_userdb_file_kinds() {
   ln -s /dev/null "$d/masked.user"; ln -s /dev/zero "$d/zero.user"
   record "$CASE_DIR/elsewhere" real '{"userName":"bob","capabilityAmbientSet":["cap_net_raw"]}'
   ln -s "$CASE_DIR/elsewhere/real.user" "$d/bob.user"
+  # systemd's other records in the same directories (NAME.group, USER:GROUP.membership) and
+  # any other file are no user records: not read, not reported
+  printf 'not json' >"$d/alice.group"; printf 'not json' >"$d/alice:netops.membership"
   RC=0
   LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" NSS_WRAPPER_PASSWD="$NSSDIR/passwd" \
     NSS_WRAPPER_GROUP="$NSSDIR/group" timeout 20 "$BIN" audit --config "$p" --confdir '' --userdb "$d" \
@@ -233,7 +236,7 @@ t_userdb_file_kinds() {
   want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/gone.user${TAB}none${TAB}user record not audited: cannot examine: No such file or directory"
   want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$d/zero.user${TAB}none${TAB}user record not audited: not a regular file: a character device"
   want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_raw${TAB}"
-  no_text "$OUT" "masked.user"
+  no_text "$OUT" "masked.user"; no_text "$OUT" "alice.group"; no_text "$OUT" ".membership"
   # a directory that is not there holds no record; a file given as one is an error
   udb_audit "$CASE_DIR/none"; want_rc 1; no_text "$ERR" "none"
   udb_audit "$CASE_DIR/elsewhere/real.user"; want_rc 2

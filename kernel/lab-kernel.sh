@@ -317,8 +317,9 @@ cmd_test() {
   series_checks
 }
 
-# A mutant's bzImage, kept by the hash of its inputs: a warm run boots it again (the tests run
-# for real) without rebuilding. Prints the path; builds into the tree only when it is missing.
+# A mutant's bzImage, kept by the hash of its inputs: a warm run finds it without rebuilding
+# (and boots it only when its verdict is not kept: cmd_mutation). Prints the path; builds into
+# the tree only when it is missing.
 mutant_bzimage() {
   local m=$1 h f
   h=$(inputs_hash "$m"); f="$K/mutants/$h.bzImage"
@@ -337,10 +338,30 @@ mutation_names() {
   for t in "${TREES[@]}"; do for f in "$HERE/mutations/$t"/*.patch; do [ -e "$f" ] && basename "$f" .patch; done; done | sort -u
 }
 
+# What a mutant's boot is judged on besides its bzImage: the initramfs's files (not its cpio,
+# whose mtimes change at every build), the fixture disk, this script (the boot's command line,
+# results()), the console parser and QEMU's version.
+judge_inputs() {
+  { sha256sum /bin/busybox "$HERE/guest/init.sh" "$OUT/run-as" "$OUT/selftests"/* "$OUT/fixtures.img" \
+      "$HERE/lab-kernel.sh" "$HERE/guest/parse-console.awk" | cut -d' ' -f1
+    qemu-system-x86_64 --version | head -n 1; } | sha256sum | cut -c1-16
+}
+# A verdict is kept only when the boot ran to its end and every case that failed failed in a test
+# (no case missing, every program finished, no case stopped by the harness's timeout): a timeout
+# or a crash on a loaded host is never kept.
+keepable() {
+  grep -q '^@@ DONE' "$1" && ! grep -q 'terminated by timeout' "$1" &&
+    ! grep -qE $'\t(missing from the console output|did not finish)' <<< "$2"
+}
+
 cmd_mutation() {
   cmd_build
   build_initramfs
-  local m name res caught img keep=()
+  local m name res caught img keep=() judge v
+  # A mutant caught once is caught again by the same bzImage, tests and QEMU: its verdict is kept
+  # under the hash of all of them ($K/mutants/*.verdict) and a warm run boots only mutants whose
+  # kernel or tests changed (LAB_KERNEL_FRESH=1 boots every one). Only catches are kept.
+  judge=$(judge_inputs)
   # every mutation has a form for each tree: one missing here is a FAIL, not a silent gap
   for name in $(mutation_names); do
     m="$MUTATIONS/$name.patch"
@@ -350,17 +371,25 @@ cmd_mutation() {
       printf 'FAIL\tmutation %s\tdoes not apply or build\n' "$name"; continue
     fi
     keep+=("$(basename "$img")")
+    v="$K/mutants/$(sha256sum "$img" | cut -c1-16)-$judge.verdict"
+    if [ -z "${LAB_KERNEL_FRESH:-}" ] && [ -s "$v" ]; then
+      keep+=("$(basename "$v")")
+      log "mutation $name: caught before by this bzImage and these tests (kept: $(basename "$v"))"
+      cat "$v"; continue
+    fi
     boot "$img" "$K/console-$name.log"
     res=$(results "$K/console-$name.log")
     caught=$(awk -F'\t' '$1 == "FAIL" { print $2 }' <<< "$res" | paste -sd, - | sed 's/,/, /g')
-    if [ -n "$caught" ]; then printf 'PASS\tmutation %s caught by: %s\n' "$name" "$caught"
-    else printf 'FAIL\tmutation %s not caught\n' "$name"; fi
+    if [ -n "$caught" ]; then
+      printf 'PASS\tmutation %s caught by: %s\n' "$name" "$caught" | tee "$v.tmp"
+      if keepable "$K/console-$name.log" "$res"; then mv "$v.tmp" "$v"; keep+=("$(basename "$v")"); else rm -f "$v.tmp"; fi
+    else printf 'FAIL\tmutation %s not caught\n' "$name"; rm -f "$v"; fi
   done
   # bzImages of mutants unused for 14 days are dropped: the cache is shared between checkouts,
   # and another checkout's series or mutations give other hashes that are still in use there
   local f
   for f in "${keep[@]}"; do touch "$K/mutants/$f"; done
-  find "$K/mutants" -name '*.bzImage' -mtime +14 -delete 2>/dev/null || true
+  find "$K/mutants" \( -name '*.bzImage' -o -name '*.verdict' \) -mtime +14 -delete 2>/dev/null || true
   log "mutation: restoring the series build"
   build_kernel ""
 }

@@ -80,12 +80,7 @@ order=$(grep -h -o -E 'pam_(unix|sss|systemd|capdelegate|mkhomedir)\.so' "$stage
 [ "$order" = "pam_unix.so pam_sss.so pam_capdelegate.so pam_unix.so pam_sss.so pam_systemd.so pam_mkhomedir.so pam_capdelegate.so" ] \
   || { echo "directory-overlay.sh: unexpected module order in common-auth/common-session: $order" >&2; exit 1; }
 
-# --- logind: a user's manager (user@UID.service, started by pam_systemd at a first session)
-# stays after the session ends, as for a user who stays logged in elsewhere: starting it costs a
-# login about 4 s under TCG, and the checks log the same users in up to five times. What a
-# session gets is decided by its own PAM stack either way.
-mkdir -p "$stage/etc/systemd/logind.conf.d"
-printf '[Login]\nUserStopDelaySec=infinity\n' >"$stage/etc/systemd/logind.conf.d/lab-directory.conf"
+# (logind keeps a user's manager after the session ends: overlay.sh, for every system guest)
 
 # --- the policy, in SSSD's names (not checked here: no SSSD runs at build time; the suite runs
 # capdelegate check in the guest). The tests restore it from /root/lab.

@@ -45,9 +45,21 @@ $2}" || true
 # --- the site: slapd over StartTLS, SSSD online, the names, bigteam ------------------------------
 read -r -d '' site <<'EOF' || true
 exec 2>&1
+# The console's prompt and sshd come before the rest of the boot: on a loaded host (a cold
+# ./lab test, stop 35) sssd was still starting when this ran. Wait for the boot to end (bounded),
+# then for SSSD to reach its directory, as an administrator would before judging the site.
+# (both waits together stay inside ssh.exp's 180 s for a session)
+t=$(date +%s); timeout 80 systemctl is-system-running --wait >/dev/null
+echo "@@ boot_wait=$(( $(date +%s) - t )) s: $(systemctl is-system-running)"
+end=$(( $(date +%s) + 45 ))
+while [ "$(date +%s)" -lt "$end" ]; do
+  timeout 10 sssctl domain-status corp.example.com 2>/dev/null | grep -q '^Online status: Online' && break; sleep 2
+done
 echo "@@ active=$(systemctl is-active slapd sssd | paste -sd, -)"
 echo "@@ failed_units=$(systemctl --failed --no-legend --plain | awk '{ print $1 }' | paste -sd, -)"
 echo "@@ online=$(timeout 60 sssctl domain-status corp.example.com 2>&1 | sed -n 's/^Online status: //p')"
+# (for the transcript when SSSD is not up: what its unit logged)
+systemctl is-active -q sssd || journalctl -b -u sssd -o short-monotonic --no-pager | tail -n 20 | sed 's/^/sssd-journal: /'
 echo "@@ alice=$(getent passwd alice@corp.example.com)"
 echo "@@ local_names=$(grep -cE '^(alice|bob|erin|frank)@' /etc/passwd)"
 echo "@@ alice_groups=$(id -Gn alice@corp.example.com | tr ' ' ,)"
@@ -67,6 +79,7 @@ echo "@@ auth_stack=$(grep -oE 'pam_(unix|sss|capdelegate)\.so' /etc/pam.d/commo
 journalctl -q -o cat --no-pager --cursor-file=/root/lab/dcursor >/dev/null
 EOF
 root site "$site" || true
+log "site: the boot ended after $(fact site 0 boot_wait)"
 s() { fact site 0 "$1"; }
 check site/slapd-sssd-active "$(s active)" [ "$(s active)" = active,active ]
 check site/no-failed-units "failed: $(s failed_units)" [ -z "$(s failed_units)" ]

@@ -86,7 +86,7 @@ gssh guest-poweroff >/dev/null 2>&1 || true
 echo "directory-bench: guest run $(( $(date +%s) - t0 )) s, host load $(cut -d' ' -f1-3 /proc/loadavg); raw lines in $out/directory.txt" >&2
 
 python3 - "$out/directory.txt" <<'PY'
-import statistics, sys
+import math, statistics, sys
 rows = {}  # (size, state, user, service) -> the pam_bench lines' key=value pairs
 for line in open(sys.argv[1]):
     f = line.split()
@@ -130,9 +130,10 @@ for size in ("20", "20000"):
             for s in services:
                 k = (size, state, user, s)
                 if k in rows:
+                    c = cpu(k) if s != "bench-none" else math.nan
                     print(fmt % (size, state, user, s, "%.2f" % t(k, "setcred"), "%.2f" % t(k, "auth"),
                                  "%.2f" % module(k) if s != "bench-none" else "-",
-                                 "%.2f" % cpu(k) if s != "bench-none" and cpu(k) == cpu(k) else "-", first(k, "setcred_calls"),
+                                 "-" if math.isnan(c) else "%.2f" % c, first(k, "setcred_calls"),
                                  first(k, "setcred_erange"), first(k, "setcred_members"), first(k, "capinh"), first(k, "setcred_nss")))
 print("# ratios of the module's time: capdelegate/pam_cap (goal <= 1) at bigteam 20 and 20,000; 20,000/20 (goal <= 1.2)")
 r = lambda a, b: "%.2f" % (a / b) if b > 0 else "n/a"

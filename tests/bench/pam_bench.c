@@ -8,8 +8,8 @@
  * Prints, per service, the median and minimum microseconds per transaction, the medians of
  * pam_authenticate and pam_setcred alone, this process's CPU time per transaction (cpu_*: the
  * modules' own work, without what other processes do for them on the same CPU, such as
- * journald with a log line, auditd with a record, SSSD with a lookup), and the pI the stack left (each transaction starts
- * from an empty pI when the process may clear it). With tests/bench/nss_count.so preloaded, also
+ * journald with a log line, auditd with a record, SSSD with a lookup), and the pI the stack
+ * left (each transaction starts from an empty pI when the process may clear it). With tests/bench/nss_count.so preloaded, also
  * the NSS requests of pam_setcred and of pam_authenticate per transaction (mean), by function.
  * Uses pam_start_confdir, so the host's /etc/pam.d is never touched (the guest passes /etc/pam.d).
  */

@@ -299,10 +299,7 @@ static void explain_error(const char *name, const char *what)
 static int groups_failed(struct cd_user *u, const struct cd_policy *pol)
 {
 	int saved = errno;
-	char *why = NULL;
-	if (asprintf(&why, "cannot look up %s %s: %s", u->failed_kind ? u->failed_kind : "the groups of",
-		     u->failed ? u->failed : "", strerror(saved)) < 0)
-		why = NULL;
+	char *why = cd_user_failure(u, saved);
 	int needed = pol->status != CD_POLICY_OK || cd_policy_needs_groups(pol, u);
 	if (needed) {
 		explain_error(u->name, why ? why : "cannot look up the groups");

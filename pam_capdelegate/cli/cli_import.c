@@ -820,16 +820,11 @@ static int compare_user(struct import *im, const struct cd_policy *pol, const ch
 	struct cd_grant g = { 0 };
 	int rc = -1;
 	if (cd_user_lookup(&u, name, pol) < 0 || cd_resolve(pol, &u, &g) < 0) {
-		const char *why = errno ? strerror(errno) : "unknown";
+		char *why = cd_user_failure(&u, errno);
 		fputs("capdelegate: error: user ", stderr);
 		cli_print_name(stderr, name);
-		if (u.failed_kind != NULL) {
-			fprintf(stderr, ": cannot look up %s ", u.failed_kind);
-			cli_print_name(stderr, u.failed ? u.failed : "");
-		} else {
-			fputs(": cannot look up the user", stderr);
-		}
-		fprintf(stderr, ": %s: no comparison\n", why);
+		fprintf(stderr, ": %s: no comparison\n", why ? why : "cannot look up the user");
+		free(why);
 		goto out;
 	}
 	const struct pc_rule *r = pam_cap_rule(im, &u);

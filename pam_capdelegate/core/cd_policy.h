@@ -161,9 +161,16 @@ struct cd_user {
 	gid_t gid;
 	char **groups;
 	size_t ngroups;
+	gid_t *group_gids;	/* group_gids[i]: the gid groups[i] names (for the check by name) */
+	gid_t *gids;		/* every gid getgrouplist gave, named or not */
+	size_t ngids;
 	int groups_loaded;	/* 0: groups not looked up yet (see cd_user_load_groups) */
 	const char *failed_kind;	/* after a failed lookup: "group", "gid", ... */
 	char *failed;		/* and its key ("netops", "2001"), as NSS was asked */
+	/* Set instead when NSS answered but its answers cannot all be true (a group of the
+	 * policy that one question places the user in and another does not, two groups of one
+	 * name): the whole reason, names in their policy form. */
+	char *contradiction;
 };
 
 /* Look the user up through NSS (getpwnam_r; the name kept is pw_name). 0 on success, -1 if
@@ -173,8 +180,18 @@ int cd_user_lookup_passwd(struct cd_user *u, const char *name);
 /* The user's groups: the names of getgrouplist's gids. When @pol (may be NULL) names a group
  * not among them, one probe lookup checks that no group backend is down. Any NSS error fails
  * the whole call (-1, errno set, u->failed names the lookup, or the first such group): a group
- * that cannot be read is never taken as one the user is not in. */
+ * that cannot be read is never taken as one the user is not in.
+ * With @pol, the answers the grant rests on are asked a second time, by name
+ * (pam_capdelegate(8), GROUPS): each group of the policy the user is in must be the group of
+ * that name (getgrnam_r gives the same gid), and when the user would fall to "*", each group
+ * whose lines give less than "*" (cd_policy_group_narrows) must exist and not name the user
+ * or one of the user's gids. An answer that contradicts another fails the call too (-1,
+ * errno EIO, u->contradiction says which). */
 int cd_user_load_groups(struct cd_user *u, const struct cd_policy *pol);
+/* Why cd_user_lookup or cd_user_load_groups failed, for a message: "cannot look up group
+ * netops: Connection refused" (@err: the errno it failed with), or the contradiction. The
+ * caller frees; NULL when memory ran out. */
+char *cd_user_failure(const struct cd_user *u, int err);
 /* Both. On failure @u keeps what was found (u->failed says what failed); call cd_user_free
  * in any case. */
 int cd_user_lookup(struct cd_user *u, const char *name, const struct cd_policy *pol);
@@ -187,6 +204,10 @@ int cd_rule_may_match(const struct cd_rule *rule, void *u);
 /* True if a kept rule names @u itself (then groups do not matter). */
 int cd_policy_names_user(const struct cd_policy *pol, const struct cd_user *u);
 int cd_policy_has_group_rules(const struct cd_policy *pol);
+/* The capabilities the "*" lines give that the lines naming @group do not: non-zero when the
+ * group "narrows" the default, so that a member the NSS answers leave out of it would get
+ * more than the policy gives (to a user in no group a line names). */
+cd_capmask cd_policy_group_narrows(const struct cd_policy *pol, const char *group);
 /* Does @u's grant depend on @u's groups? Only when the policy was read, no line names @u and
  * some line names a group: a user whose own line decides needs no group lookup, and an NSS
  * outage of the groups must not take the grant away (the module and explain alike). */

@@ -81,6 +81,19 @@ int cd_policy_has_group_rules(const struct cd_policy *pol)
 	return 0;
 }
 
+cd_capmask cd_policy_group_narrows(const struct cd_policy *pol, const char *group)
+{
+	cd_capmask all = 0, its = 0;
+	for (size_t i = 0; i < pol->nrules; i++) {
+		const struct cd_rule *r = &pol->rules[i];
+		if (r->kind == CD_SUBJECT_DEFAULT)
+			all |= r->caps;
+		else if (r->kind == CD_SUBJECT_GROUP && strcmp(r->name, group) == 0)
+			its |= r->caps;
+	}
+	return all & ~its;
+}
+
 int cd_policy_needs_groups(const struct cd_policy *pol, const struct cd_user *u)
 {
 	return pol->status == CD_POLICY_OK && !cd_policy_names_user(pol, u) &&

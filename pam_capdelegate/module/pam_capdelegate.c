@@ -245,11 +245,10 @@ static int load_groups_if_needed(pam_handle_t *pamh, struct cd_user *u, const st
 		return 0;
 	if (cd_user_load_groups(u, pol) == 0)
 		return 0;
-	char failed[CD_MAX_NAME_LEN * 4 + 8];
-	const char *key = u->failed ? u->failed : "";
-	cd_name_form(failed, sizeof(failed), key, CD_MAX_NAME_LEN);
-	pam_syslog(pamh, LOG_ERR, "user=%s: cannot look up %s %s: %m: no capabilities granted",
-		   shown, u->failed_kind ? u->failed_kind : "the groups of", failed);
+	char *why = cd_user_failure(u, errno);
+	pam_syslog(pamh, LOG_ERR, "user=%s: %s: no capabilities granted", shown,
+		   why ? why : "cannot look up the groups");
+	free(why);
 	return -1;
 }
 

@@ -879,19 +879,27 @@ static void test_dollar_inside_name(void **state)
 	expect_grant("dollar", "svc$acct", NULL, BIT(CAP_KILL), "user=svc\\044acct granted=cap_kill via=user");
 }
 
-/* Issue 23: a group of the policy that the user's own list (getgrouplist) does not name is not
- * looked up by name, so that no login fetches a big group's member list where that list
- * answers: big's lookup by name fails here (a tripwire). bob, in no group of the policy, gets
- * "*"; frank, in big through his list, gets big's line; the outage tests above show that the
- * list is still not trusted while the directory is down. */
+/* pam_capdelegate(8), GROUPS: a group of the policy that the user's own list (getgrouplist)
+ * does not name is looked up by name only when the user's grant rests on not being in it: its
+ * lines give less than "*" and the user is in no group a line names. big's lookup by name fails
+ * here (a tripwire). "@big cap_kill,cap_net_bind_service" gives more than "*": bob, in no group,
+ * gets "*" without big being fetched. "@big none" narrows "*": bob's "*" needs big's own entry,
+ * and its failure grants him nothing. frank, in big through his list, is asked about big by name
+ * (one name, one group), and with that lookup failing gets nothing either. */
 static void test_unlisted_group_not_fetched(void **state)
 {
 	need_root(state);
-	policy_service("big-unlisted", "@big none\n* cap_net_bind_service\n", 0644, "");
 	struct prep p = { .env = { "CD_FAULT_HUGE_GROUP=big:2002:frank:100000", "CD_FAULT_NO_GRNAM=big" } };
-	expect_grant("big-unlisted", "bob", &p, BIT(CAP_NET_BIND_SERVICE),
+	policy_service("big-wider", "@big cap_kill,cap_net_bind_service\n* cap_net_bind_service\n", 0644, "");
+	expect_grant("big-wider", "bob", &p, BIT(CAP_NET_BIND_SERVICE),
 		     "user=bob granted=cap_net_bind_service via=default");
-	expect_grant("big-unlisted", "frank", &p, 0, "user=frank granted=none via=group");
+	policy_service("big-unlisted", "@big none\n* cap_net_bind_service\n", 0644, "");
+	expect_grant("big-unlisted", "bob", &p, 0, "user=bob: cannot look up group big: Input/output error");
+	expect_grant("big-unlisted", "frank", &p, 0, "user=frank: cannot look up group big: Input/output error");
+	struct prep up = { .env = { "CD_FAULT_HUGE_GROUP=big:2002:frank:100000" } };
+	expect_grant("big-unlisted", "bob", &up, BIT(CAP_NET_BIND_SERVICE),
+		     "user=bob granted=cap_net_bind_service via=default");
+	expect_grant("big-unlisted", "frank", &up, 0, "user=frank granted=none via=group");
 }
 
 /* A user whose own line decides needs no group: an outage of the groups the policy names does

@@ -1,7 +1,7 @@
 # audit-cases.sh: tests/cli/run.sh's cases for the audit walk (sourced after lib.sh): PATH forms,
 # errors and vanished entries listed, any depth with bounded descriptors and stack, unknown
 # values, and the differential test against an independent walk (audit-diff.py, fixed seeds).
-# Each case failed against the walker before issue 13.
+# Each case can fail: it was seen failing against a walker without the behaviour it pins.
 
 # The CLI as uid 0 without any capability (empty bounding set at exec): file modes bind it.
 cd_nocaps() {
@@ -35,7 +35,7 @@ os.setxattr("deep-cap", "security.capability", bytes.fromhex("000000020000000000
 PY
 }
 
-# Every PATH form walks the same tree and counts it once (issue 13's table, and more).
+# Every PATH form walks the same tree and counts it once.
 t_audit_path_forms() {
   need_root; local p t form; t="$CASE_DIR/tree"
   p=$(printf 'alice cap_net_raw\n' | policy)

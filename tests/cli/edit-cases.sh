@@ -1,4 +1,4 @@
-# edit-cases.sh: changing the policy safely (issue 20, part 1): check --staged and edit,
+# edit-cases.sh: changing the policy safely: check --staged and edit,
 # sourced by tests/cli/run.sh. Written from capdelegate(8), "check --staged" and "edit".
 # shellcheck shell=bash disable=SC2034,SC2016,SC2015
 

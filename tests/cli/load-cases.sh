@@ -1,4 +1,4 @@
-# load-cases.sh: how check reads the policy (issue 18), sourced by tests/cli/run.sh.
+# load-cases.sh: how check reads the policy, sourced by tests/cli/run.sh.
 # shellcheck shell=bash disable=SC2034
 
 LOAD_CASES=(check_recent_edit_note check_stdin_closed check_stdin_closed_dropin_link explain_many_groups)

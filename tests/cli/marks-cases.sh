@@ -334,7 +334,7 @@ t_marks_manpage_example() {
   want_line "$OUT" "mark\t/opt/net\\\\040tools/probe\tmissing\twarning\tcap_net_raw=i\t-\tno such file (package not installed?): skipped"
 }
 
-# ---- issue 18, part 2: behaviours of capdelegate-files.conf(5) and marks apply ---------------
+# ---- behaviours of capdelegate-files.conf(5) and marks apply -------------------------------
 
 # "A path is declared once": a file of exactly two lines, both for one path, is rejected whole.
 t_marks_two_lines_one_path() {

@@ -1,4 +1,4 @@
-# names-cases.sh: issue 18's CLI cases about names, groups and NSS (sourced by run.sh).
+# names-cases.sh: the CLI cases about names, groups and NSS (sourced by run.sh).
 # shellcheck shell=bash
 
 # A user whose own line decides needs no group: explain says what login does during an outage
@@ -42,7 +42,7 @@ t_escape_above_377_plain_backslash() {
   want_line "$OUT" "rule\t$p:2\t@g\\\\134400x\tcap_kill"
 }
 
-# Finding 5: check warns (FILE:LINE, exit 1) about a name whose octal escape a winbind name
+# check warns (FILE:LINE, exit 1) about a name whose octal escape a winbind name
 # could have meant literally, and says how to write that name; the literal form is clean.
 t_check_winbind_escape_warned() {
   need_root; local p

@@ -606,7 +606,7 @@ t_audit_processes() {
   cd_nss audit --config "$p" "$CASE_DIR"; no_match "$OUT" "^process"
 }
 
-# Issue 18, finding 4: pI belongs to a thread. A process whose main thread holds cap_syslog
+# pI belongs to a thread. A process whose main thread holds cap_syslog
 # and whose second thread (named "worker") set its own pI to cap_net_raw through capset(2):
 # both threads are listed, each with its own pI, text and JSON.
 t_audit_processes_threads() {
@@ -733,7 +733,7 @@ t_audit_beyond_path_max() {
   want_text "$OUT" "/deep	2	none	cap_net_raw	no"
 }
 
-# ---- issue 8: contradictions, hidden characters, comm, resolved policy path, processes[] -----
+# ---- contradictions, hidden characters, comm, resolved policy path, processes[] -------------
 
 t_check_contradiction() {
   need_root; local p
@@ -947,7 +947,7 @@ t_check_resolved_symlink() {
   no_text "$ERR" "$u"
 }
 
-# ---- explain resolves as the module does: canonical names, NSS failures (issue 8) --------------
+# ---- explain resolves as the module does: canonical names, NSS failures ----------------------
 
 t_explain_canonical_name() {
   need_root; local p; p=$(printf 'bob none\n@netops cap_net_raw\n' | policy)
@@ -964,7 +964,7 @@ t_explain_group_outage() {
   no_text "$OUT" "cap_syslog"
 }
 
-# ---- mutation suite additions (issue 14) ---------------------------------------------------
+# ---- cases that kill the hand-made mutants (tests/mutations) --------------------------------
 
 # Every capability capdelegate(8) lists as leading to full root is warned about, each on its own
 # line; capabilities outside the list are not.
@@ -1005,7 +1005,7 @@ t_audit_sticky_dir_not_a_finding() {
   want_text "$OUT" "finding	writable-directory	$t/sticky	none"
 }
 
-# Issue 12: names as winbind and SSSD return them, printed in the policy's own form.
+# Names as winbind and SSSD return them, printed in the policy's own form.
 t_explain_directory_names() {
   need_root; local p NSSDIR="$CASE_DIR/nss"
   mkdir -p "$NSSDIR"
@@ -1018,7 +1018,7 @@ t_explain_directory_names() {
   cd_nss check --config "$p"; want_rc 0
 }
 
-# Issue 12: drop-ins. check and explain read --confdir as the module reads confdir=; check
+# Drop-ins: check and explain read --confdir as the module reads confdir=; check
 # lists what it does not read; explain names each matched line's file.
 t_check_explain_dropins() {
   need_root; local p d="$CASE_DIR/capdelegate.d"
@@ -1041,7 +1041,7 @@ t_check_explain_dropins() {
   want_text "$ERR" "$d/10-bob.conf:1: unknown capability: 'cap_chwn'"
 }
 
-# Issue 18, finding 6: audit reads a service's drop-ins as the module's confdir= does. The main
+# audit reads a service's drop-ins as the module's confdir= does. The main
 # file grants nothing; the service's drop-in delegates cap_net_raw to alice: a file with
 # cap_net_raw in fP bypasses that delegation (fP-bypass, exit 2). --confdir "" reads none (the
 # fP is then only "permitted"), and the drop-in's line is named as its own FILE:LINE.

@@ -1,4 +1,4 @@
-# usability-cases.sh: what a newcomer and an administrator read (issue 19), sourced by run.sh:
+# usability-cases.sh: what a newcomer and an administrator read, sourced by run.sh:
 # every line names the file that is wrong, a message's word agrees with the exit status, counts
 # read as English, each entry of the drop-in directory that is not read says why.
 

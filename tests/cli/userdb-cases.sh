@@ -1,4 +1,4 @@
-# userdb-cases.sh: tests/cli/run.sh's cases for systemd's user records (issue 22): audit's
+# userdb-cases.sh: tests/cli/run.sh's cases for systemd's user records: audit's
 # ambient-grant, bounding-drop and userdb-invalid findings, explain's userdb records, and the
 # record reader against hostile files (sourced after lib.sh). Each record is a fixture file in
 # the case's own --userdb directory; the audited tree is empty, so each run takes milliseconds.

@@ -15,7 +15,7 @@ usage: tests/bench/audit-bench.sh [--runs N] [--files N] [--caps N] [--keep]
   --caps N    of which carry security.capability (default 50)
   --keep      keep the generated tree (path printed)
 Environment: LAB_BUILD (default ./_build/host) holds the capdelegate binary.
-Target (issue 5): audit <= 0.5x getcap -r wall time, and every capability file found.
+Target: audit <= 0.5x getcap -r wall time, and every capability file found.
 USAGE
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# directory-bench.sh: the directory site's login cost (issue 23). Boots the directory guest
+# directory-bench.sh: the directory site's login cost (docs/benchmarks.md). Boots the directory guest
 # (vm-image/system/build.sh --directory: slapd, SSSD) and, with a policy naming 20 directory
 # groups (19 small ones added for the run, and bigteam), measures per login the NSS requests of
 # pam_setcred and its time, for capdelegate's module(s) and Debian's pam_cap, for alice (in
@@ -19,7 +19,7 @@ usage: tests/bench/directory-bench.sh [--runs N] [--cold-runs N] [--module LABEL
   --image IMG      boot this directory image instead of vm-image/system/build.sh --directory's
 Needs root (the image build; QEMU with TCG). Environment: LAB_BUILD (default ./_build/host),
 LAB_RESULTS (default ./_results: the guest's raw lines in bench/directory.txt), LAB_CACHE.
-Goal (issue 23): capdelegate's setcred time <= pam_cap's; bigteam at 20,000 <= 1.2x at 20.
+Goal: capdelegate's setcred time <= pam_cap's; bigteam at 20,000 <= 1.2x at 20.
 USAGE
 }
 

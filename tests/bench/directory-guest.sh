@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# directory-guest.sh: the guest's half of tests/bench/directory-bench.sh (issue 23), run as root
+# directory-guest.sh: the guest's half of tests/bench/directory-bench.sh, run as root
 # in the directory site's guest. Adds 19 small groups (bench01...bench19, 20 generated members
 # each, neither alice nor bob) to the directory, writes a policy naming them and bigteam for
 # capdelegate and the same for pam_cap, then times the auth stacks with pam_bench (NSS counter

@@ -1,6 +1,6 @@
 /*
  * nss_count.c - LD_PRELOAD counter of the NSS requests a PAM module makes, for the directory
- * benchmark (tests/bench/directory-bench.sh, issue 23). Each user and group lookup through
+ * benchmark (tests/bench/directory-bench.sh). Each user and group lookup through
  * glibc's public functions (the _r ones and the others, getgrouplist, initgroups) is counted
  * per function, with the lookups that came back ERANGE (the caller's buffer was too small and
  * it asks again) and the group members the answers carried: a 20,000-member group fetched once

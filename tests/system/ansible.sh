@@ -9,7 +9,7 @@
 
 ans=$work/ansible
 ans_t0=$(date +%s)
-# A cost measurement only (README, "Time of a whole ./lab test"): the same run without the group.
+# A cost measurement only (docs/building-and-testing.md): the same run without the group.
 if [ -n "${CD_SYSTEM_SKIP_ANSIBLE:-}" ]; then
   skip ansible "CD_SYSTEM_SKIP_ANSIBLE is set (a run that measures what the group costs)"
   return 0

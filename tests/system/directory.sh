@@ -1,4 +1,4 @@
-# tests/system/directory.sh: the directory site's checks (issue 23), sourced by
+# tests/system/directory.sh: the directory site's checks, sourced by
 # tests/system/run.sh --directory once the guest built by vm-image/system/build.sh --directory has
 # booted (run.sh's login, root, fact, session and check). The guest runs slapd with
 # dc=corp,dc=example,dc=com (tests/system/directory.ldif), StartTLS with a CA made at image build,
@@ -46,7 +46,7 @@ $2}" || true
 read -r -d '' site <<'EOF' || true
 exec 2>&1
 # The console's prompt and sshd come before the rest of the boot: on a loaded host (a cold
-# ./lab test, stop 35) sssd was still starting when this ran. Wait for the boot to end (bounded),
+# ./lab test) sssd can still be starting when this runs. Wait for the boot to end (bounded),
 # then for SSSD to reach its directory, as an administrator would before judging the site.
 # (both waits together stay inside ssh.exp's 180 s for a session)
 t=$(date +%s); timeout 80 systemctl is-system-running --wait >/dev/null

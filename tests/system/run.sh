@@ -128,7 +128,7 @@ power_off() {
   check poweroff-from-inside "QEMU still running 60 s after guest-poweroff" eval '! kill -0 "$qemu" 2>/dev/null'
 }
 
-# The directory site (issue 23) has checks of its own, on the same boot and helpers.
+# The directory site has checks of its own, on the same boot and helpers.
 if [ "$site" = directory ]; then
   # shellcheck source=tests/system/directory.sh
   . "$here/directory.sh"
@@ -288,7 +288,7 @@ check reinstall/apt-and-pam-auth-update "$(fact reinstall 0 reinstall.rc)" [ "$(
 login reinstalled-alice alice alice lab-probe || true
 session reinstalled-alice 1 alice reinstall/ssh-alice
 
-# --- 8. marks restored after package operations (issue 11) -------------------------------------
+# --- 8. marks restored after package operations -----------------------------------------------
 # iputils-ping's postinst runs `setcap cap_net_raw+ep` on every install: everyone could ping. The
 # marks file names ping by the path dpkg knows (Debian 12 ships /bin/ping; merged /usr makes it
 # /usr/bin/ping). `dpkg -i` of the archived .deb is a reinstall as an upgrade does it; the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# directory-base.sh [--release R] BASE DIR: the directory site's base (issue 23): a copy of the
+# directory-base.sh [--release R] BASE DIR: the directory site's base: a copy of the
 # system base of release R (BASE, from base.sh; bookworm by default) with OpenLDAP's server and
 # SSSD installed by apt from the mirror the host's apt uses, as base.sh's mmdebstrap does. A layer
 # on the cached base rather than a second mmdebstrap with a longer list: base.sh stays byte for

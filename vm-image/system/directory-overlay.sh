@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# directory-overlay.sh [--release R] STAGE: make STAGE (the system guest after overlay.sh, on the directory base
-# of directory-base.sh) the directory site of issue 23: a CA and slapd's server certificate,
-# slapd's configuration and data (tests/system/directory.ldif plus bigteam's 20,000 generated
-# members), SSSD reading it over StartTLS with that CA, pam_sss and pam_mkhomedir enabled with
-# pam-auth-update next to capdelegate, and the policy written in the names SSSD returns.
+# directory-overlay.sh [--release R] STAGE: make STAGE (the system guest after overlay.sh, on
+# the directory base of directory-base.sh) the directory site, users and groups from slapd
+# through SSSD: a CA and slapd's server certificate, slapd's configuration and data
+# (tests/system/directory.ldif plus bigteam's 20,000 generated members), SSSD reading it over
+# StartTLS with that CA, pam_sss and pam_mkhomedir enabled with pam-auth-update next to
+# capdelegate, and the policy written in the names SSSD returns.
 # Called by build.sh --directory; everything it makes is cached with the image.
 set -euo pipefail
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # overlay.sh STAGE DEB...: turn STAGE (a copy of the base) into the systemd guest the way an
-# administrator would: apt-get install the .debs, pam-auth-update --enable capdelegate, write the
-# policy and the marks file, capdelegate marks apply (README: "Installing on a host"); then the
-# lab's users, console drop-in, sshd and network.
+# administrator would (README: "Installing on a Debian 12 or 13 host"): apt-get install the
+# .debs, pam-auth-update --enable capdelegate, write the policy and the marks file, capdelegate
+# marks apply; then the lab's users, console drop-in, sshd and network.
 set -euo pipefail
 
 release=bookworm

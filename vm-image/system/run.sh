@@ -83,7 +83,7 @@ fi
 # trixie's udev take more than systemd's default 90 s to announce ttyS0, and the console's getty
 # never started ("Timed out waiting for device dev-ttyS0.device"); the suites wait 300 s for it.
 # systemd.default_timeout_start_sec: the same for a service's start (systemd's default 90 s): a
-# cold ./lab test (stop 35) found the directory guest's sssd still starting when its checks began
+# cold ./lab test found the directory guest's sssd still starting when its checks began
 # and never up afterwards; a starved guest's services get 10 minutes.
 timeout --foreground -k 5 "$timeout" qemu-system-x86_64 -accel tcg -m 512M -smp 1 \
   -nodefaults -display none -no-reboot "${serial[@]}" \

@@ -5,7 +5,7 @@
  *
  * The module authenticates nobody, so pam_sm_authenticate and pam_sm_acct_mgmt never return
  * PAM_SUCCESS: stacked "sufficient" or "[success=N]", a PAM_SUCCESS there would let anyone
- * in (issue 8). They return PAM_IGNORE, which no control turns into a success: libpam's
+ * in. They return PAM_IGNORE, which no control turns into a success: libpam's
  * _pam_dispatch_aux only records a positive result for a module that did not ignore, and a
  * stack where every module ignored fails (PAM_MUST_FAIL_CODE).
  *
@@ -191,7 +191,7 @@ static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct o
 
 /* How a grant was read: the main file, the drop-in directory and the size limit. Two module
  * lines of one transaction that differ in any of them read the policy each in its own way, so
- * the grant the first one kept is not the second's (issue 18). */
+ * the grant the first one kept is not the second's. */
 static char *policy_key(const struct options *o)
 {
 	char *key;

@@ -233,18 +233,39 @@ def groups_of(user, groups):
     return {g.name for g in groups if g.gid == user.gid or user.name in g.members}
 
 
+def narrows(policy, name):
+    """pam_capdelegate(8) GROUPS: what the * lines give that the lines of group @name do not."""
+    every = frozenset().union(*(r.caps for r in policy.rules if r.kind == "default"))
+    its = frozenset().union(*(r.caps for r in policy.rules if r.kind == "group" and r.name == name))
+    return every - its
+
+
+def narrowing_provable(policy, mine, groups, unreachable):
+    """8 GROUPS. False when a user in none of the policy's groups (@mine: the user's groups)
+    falls to * but a group whose lines give less cannot be shown not to hold the user: NSS does
+    not know it (or cannot reach it). Each such group is asked about by name; nothing is
+    granted."""
+    if any(r.kind == "group" and r.name in mine for r in policy.rules):
+        return True
+    known = {g.name for g in groups} - set(unreachable)
+    return all(r.name in known for r in policy.rules if r.kind == "group" and narrows(policy, r.name))
+
+
 def resolve(policy, user, groups, unreachable=frozenset()):
     """5 RESOLUTION: the user's own lines, else the lines of the user's groups, else the *
     lines, else nothing; a policy that is not ok grants nothing. @unreachable: names of groups
     whose lookup fails (a directory outage, which getgrouplist hides by leaving them out): 5
     ERRORS AND SAFETY, the user's list cannot say "not a member" while the directory is down,
     so a policy group the list does not name grants nothing (never read as "not a member");
-    groups are not needed when the user's own lines decide."""
+    groups are not needed when the user's own lines decide. A user who would fall to * is shown
+    outside each group that narrows it by that group's own entry (narrowing_provable)."""
     if policy.status != "ok" or user is None:
         return Grant(frozenset(), "none", [])
     own = [r for r in policy.rules if r.kind == "user" and r.name == user.name]
     mine = groups_of(user, groups) - set(unreachable)
     if not own and unreachable and any(r.kind == "group" and r.name not in mine for r in policy.rules):
+        return Grant(frozenset(), "none", [], True)
+    if not own and not narrowing_provable(policy, mine, groups, unreachable):
         return Grant(frozenset(), "none", [], True)
     tiers = (("user", lambda r: r.kind == "user" and r.name == user.name),
              ("group", lambda r: r.kind == "group" and r.name in mine),

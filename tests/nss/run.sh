@@ -122,7 +122,10 @@ narrow=$'@contractors none\n* cap_net_raw\n'
 
 # 1. A directory outage answered by nscd: the probe and the member list see "not found".
 cases_nscd() {
-  if [ -z "${CD_NSCD:-}" ] || [ ! -x "${CD_NSCD:-}" ]; then
+  if [ -n "${CD_NSCD:-}" ] && [ ! -x "$CD_NSCD" ]; then
+    not_ok "nscd: CD_NSCD=$CD_NSCD is no program (./lab deps unpacks it)"; return
+  fi
+  if [ -z "${CD_NSCD:-}" ]; then
     skip "nscd: outage hides bob's contractors" "no nscd (CD_NSCD: ./lab unpacks Debian's nscd package)"
     skip "nscd: outage, contractors cached with bob" "no nscd"
     skip "nscd: no outage, bob not in contractors gets *" "no nscd"

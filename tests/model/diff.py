@@ -292,9 +292,14 @@ class Lab:
                        PAM_WRAPPER_SERVICE_DIR=os.path.join(self.dir, "services"),
                        LD_PRELOAD="%s:%s/libpam_wrapper.so:%s/libnss_wrapper.so"
                        % (fault, LIBDIR, LIBDIR))
-        argv, env = in_own_tmp([sys.executable, os.path.join(HERE, "pam_driver.py")], pam_env)
-        self.driver = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.DEVNULL, env=env)
+        argv, env = in_own_tmp([sys.executable, os.path.join(HERE, "pam_driver.py")], pam_env,
+                               keep=[HERE, self.build, sys.executable])
+        # the driver's own complaints (each login's log goes elsewhere: pam_driver.py), and
+        # own-tmp.sh's, say why when it dies
+        self.driver_err = os.path.join(self.dir, "driver.err")
+        with open(self.driver_err, "wb") as err:
+            self.driver = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=err, env=env)
 
     def close(self):
         self.driver.stdin.close()
@@ -332,7 +337,14 @@ class Lab:
             self.driver.stdin.flush()
             line = self.driver.stdout.readline()
             if not line:
-                raise RuntimeError("the PAM driver died")
+                with open(self.driver_err, "rb") as f:
+                    why = f.read()[-2000:].decode("utf-8", "backslashreplace").strip()
+                try:
+                    rc = self.driver.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    rc = "none yet"
+                raise RuntimeError("the PAM driver died (exit status %s): %s"
+                                   % (rc, why or "it said nothing"))
             res = json.loads(line)
             if isinstance(res, dict):
                 raise RuntimeError("PAM driver: %s" % res["error"])
@@ -348,24 +360,21 @@ class Lab:
         return p.returncode, p.stdout, p.stderr
 
 
-def in_own_tmp(argv, env):
-    """@argv and @env, changed so that the PAM driver gets a /tmp of its own, as root (tests/
-    stack/stack.sh does the same for the stack tests). pam_wrapper copies the service directory
-    into /tmp/pam.X, X one letter chosen from the pid, and two processes that pick the same
-    letter at the same moment share the directory: the later copy rewrites the other's service
-    file. Four drivers starting at once (--jobs) did that under load: a login ran another
-    worker's stack, read that worker's policy and got its grant (seen once: dave with none
-    where the policy's "*" gave him cap_sys_ptrace), or pam_start failed on a half-copied file.
-    In a mount namespace of its own, on a tmpfs, no other process sees the driver's letter.
-    The wrappers are preloaded only into the driver: loaded into unshare, sh or mount, the
-    library would make (and leave) a directory of its own in the real /tmp."""
-    if os.geteuid() != 0 or shutil.which("unshare") is None or subprocess.run(
-            ["unshare", "-m", "--propagation", "private", "true"], capture_output=True).returncode:
-        return argv, env
+def in_own_tmp(argv, env, keep):
+    """@argv and @env, changed so that the PAM driver gets a /tmp of its own, as root
+    (tests/own-tmp.sh, as tests/stack/stack.sh does for the stack tests), where the directories
+    in @keep stay reachable. pam_wrapper copies the service directory into /tmp/pam.X, X one
+    letter chosen from the pid, and two processes that pick the same letter at the same moment
+    share the directory: the later copy rewrites the other's service file. Four drivers starting
+    at once (--jobs) did that under load: a login ran another worker's stack, read that worker's
+    policy and got its grant (seen once: dave with none where the policy's "*" gave him
+    cap_sys_ptrace), or pam_start failed on a half-copied file. The wrappers are preloaded only
+    into the driver: loaded into unshare, bash or mount, the library would make (and leave) a
+    directory of its own in the real /tmp."""
     preload = {k: v for k, v in env.items() if k == "LD_PRELOAD" or k.startswith("PAM_WRAPPER")}
     rest = {k: v for k, v in env.items() if k not in preload}
-    return (["unshare", "-m", "--propagation", "private", "sh", "-c",
-             'mount -t tmpfs -o mode=1777 cd-model-tmp /tmp && exec env "$@"', "sh"]
+    kept = [a for k in keep for a in ("--keep", k)]
+    return ([os.path.join(HERE, "..", "own-tmp.sh")] + kept + ["--", "env"]
             + ["%s=%s" % kv for kv in preload.items()] + argv, rest)
 
 

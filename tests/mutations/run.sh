@@ -520,7 +520,7 @@ report_generated() {
 reuse_inputs() {
   local paths=(configure.ac Makefile.am tests/tests.am tests/mutations/run.sh tests/mutations/apply.py)
   case "$1" in
-    tap) paths+=(pam_capdelegate/core pam_capdelegate/module pam_capdelegate/man tests/unit tests/stack) ;;
+    tap) paths+=(pam_capdelegate/core pam_capdelegate/module pam_capdelegate/man tests/unit tests/stack tests/own-tmp.sh) ;;
     cli) paths+=(pam_capdelegate config tests/cli tests/stack tests/bench) ;;
   esac
   { (cd "$ROOT" && git ls-files -co --exclude-standard -- "${paths[@]}") | grep -v '^crash-' | LC_ALL=C sort |

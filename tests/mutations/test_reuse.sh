@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # test_reuse.sh: the promise of run.sh --reuse (TAP). A kept kill stands only while nothing it
 # depends on has changed: the mutant, the files its kind of check reads (a unit or stack program:
-# core, module, man pages, tests/unit, tests/stack; a CLI case: all of pam_capdelegate, config,
-# tests/cli, tests/stack, tests/bench; both: the build files and the runner), and the machine's
-# packages. Runs run.sh's own functions against a scratch git tree; needs git, nothing else.
+# core, module, man pages, tests/unit, tests/stack, tests/own-tmp.sh; a CLI case: all of
+# pam_capdelegate, config, tests/cli, tests/stack, tests/bench; both: the build files and the
+# runner), and the machine's packages. Runs run.sh's own functions against a scratch git tree;
+# needs git, nothing else.
 set -euo pipefail
-[ "${1:-}" = --help ] && { sed -n '2,6p' "$0"; exit 0; }
+[ "${1:-}" = --help ] && { sed -n '2,7p' "$0"; exit 0; }
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/mutations/run.sh
 . "$here/run.sh"
@@ -23,7 +24,7 @@ cli_of() { echo "${1#* }"; }
 for f in configure.ac Makefile.am tests/tests.am tests/mutations/run.sh tests/mutations/apply.py \
          pam_capdelegate/core/cd_policy.c pam_capdelegate/module/pam.c pam_capdelegate/man/capdelegate.conf.5 \
          pam_capdelegate/cli/cli_check.c config/capdelegate.conf tests/unit/test_policy.c \
-         tests/stack/stack.sh tests/cli/run.sh tests/bench/audit-bench.sh kernel/series README.md; do
+         tests/stack/stack.sh tests/own-tmp.sh tests/cli/run.sh tests/bench/audit-bench.sh kernel/series README.md; do
   put "$f" "first $f"
 done
 git -C "$ROOT" init -q && git -C "$ROOT" add -A
@@ -36,7 +37,7 @@ for f in configure.ac Makefile.am tests/tests.am tests/mutations/run.sh pam_capd
   k=$(changed "$f")
   ok "$f changes both kinds' keys" [ "$(tap_of "$k")" != "$(tap_of "$k0")" ] && [ "$(cli_of "$k")" != "$(cli_of "$k0")" ]
 done
-for f in pam_capdelegate/module/pam.c pam_capdelegate/man/capdelegate.conf.5 tests/stack/stack.sh; do
+for f in pam_capdelegate/module/pam.c pam_capdelegate/man/capdelegate.conf.5 tests/stack/stack.sh tests/own-tmp.sh; do
   k=$(changed "$f"); ok "$f changes the unit and stack programs' key" [ "$(tap_of "$k")" != "$(tap_of "$k0")" ]
 done
 for f in pam_capdelegate/cli/cli_check.c config/capdelegate.conf tests/cli/run.sh tests/bench/audit-bench.sh; do

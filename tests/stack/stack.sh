@@ -18,14 +18,12 @@ if [ "${1:-}" = --valgrind ] && [ -n "${CD_SKIP_VALGRIND:-}" ]; then echo "1..0 
 # and a process that picks a letter another one is setting up at the same moment shares its
 # directory and rewrites its files: with the mutants, make -j2 and the model running stack tests
 # side by side, a login read another run's half-copied service file (a login without a stack,
-# PAM_PERM_DENIED, or another test's policy). As root, each run gets a /tmp of its own (a
-# private mount namespace, a tmpfs); the real /tmp is left as it is.
-if [ "$(id -u)" -eq 0 ] && [ -z "${CD_STACK_OWN_TMP:-}" ] && command -v unshare >/dev/null; then
+# PAM_PERM_DENIED, or another test's policy). As root, each run gets a /tmp of its own
+# (tests/own-tmp.sh), where this script and the build stay reachable when they lie below /tmp.
+if [ -z "${CD_STACK_OWN_TMP:-}" ]; then
   export CD_STACK_OWN_TMP=1
-  # shellcheck disable=SC2016
-  if unshare -m --propagation private true 2>/dev/null; then
-    exec unshare -m --propagation private bash -c 'mount -t tmpfs -o mode=1777 cd-stack-tmp /tmp && exec "$0" "$@"' "$0" "$@"
-  fi
+  here=$(dirname "$0")
+  exec "$here/../own-tmp.sh" --keep "$here" --keep "${top_builddir:-.}" -- "$0" "$@"
 fi
 prog=${*: -1}; case "$prog" in test_*) ;; *) prog=test_stack ;; esac
 builddir=${top_builddir:-$(pwd)}

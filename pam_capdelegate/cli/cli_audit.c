@@ -14,6 +14,7 @@
 #include "cli_audit.h"
 #include "cli_common.h"
 #include "cli_marks.h"
+#include "cli_nss.h"
 #include "cli_out.h"
 
 static const char usage[] =
@@ -183,6 +184,41 @@ static int file_findings(struct cli_audit *a, const struct cli_capfile *f, cd_ca
 	return rc;
 }
 
+const char *cli_audit_rule_file(const struct cd_policy *pol, const struct cd_rule *r)
+{
+	for (size_t i = 0; i < pol->nsources; i++)
+		if (pol->sources[i].shown == r->file)
+			return pol->sources[i].path;
+	return pol->path;
+}
+
+/* add_finding for a policy line: the finding names the line's own file. */
+static void name_line_file(struct cli_audit *a, const struct cd_rule *r)
+{
+	a->findings[a->nfindings - 1].policy_file = cli_audit_rule_file(&a->pol, r);
+}
+
+/* What the policy rests on in NSS (cli_nss.h), each item a finding; a failure to record one
+ * is kept for policy_findings. */
+struct nss_findings {
+	struct cli_audit *a;
+	int failed;
+};
+
+static void add_nss_finding(void *arg, const char *id, const struct cd_rule *r, const char *where,
+			    cd_capmask caps, const char *text)
+{
+	struct nss_findings *nf = arg;
+	char shown[CD_MAX_NAME_LEN * 4 + 8];
+	if (r != NULL)
+		cd_name_form(shown, sizeof(shown), r->name, CD_MAX_NAME_LEN);
+	if (add_finding(nf->a, id, where, r ? r->line : 0, caps, "%s%s%s%s", r ? "group '" : "",
+			r ? shown : "", r ? "' " : "", text) < 0)
+		nf->failed = 1;
+	else if (r != NULL)
+		name_line_file(nf->a, r);
+}
+
 /* Policy lines whose capabilities no scanned file consumes: pI reaches pP' only through fI
  * (ambient aside), so such a grant does nothing for the files found. */
 static int policy_findings(struct cli_audit *a)
@@ -193,12 +229,17 @@ static int policy_findings(struct cli_audit *a)
 			consumed |= a->scan.files[i].caps.inheritable;
 	for (size_t i = 0; i < a->pol.nrules; i++) {
 		const struct cd_rule *r = &a->pol.rules[i];
-		if ((r->caps & ~consumed) &&
-		    add_finding(a, "unused-grant", NULL, r->line, r->caps & ~consumed,
+		if (!(r->caps & ~consumed))
+			continue;
+		if (add_finding(a, "unused-grant", NULL, r->line, r->caps & ~consumed,
 				"policy line grants capabilities no capability file found consumes "
 				"through fI") < 0)
 			return -1;
+		name_line_file(a, r);
 	}
+	struct nss_findings nf = { a, 0 };
+	if (cli_nss_hazards(&a->pol, add_nss_finding, &nf) < 0 || nf.failed)
+		return -1;
 	return 0;
 }
 
@@ -357,7 +398,7 @@ static void print_finding(struct cli_table *t, const struct cli_audit *a, const 
 	if (f->path != NULL) {
 		cli_text_escape(out, f->path);
 	} else {
-		cli_text_escape(out, a->pol.path);
+		cli_text_escape(out, f->policy_file ? f->policy_file : a->pol.path);
 		fprintf(out, ":%zu", f->line);
 	}
 	fputc('\t', out);

@@ -24,6 +24,7 @@ struct cli_finding {
 	const char *id;		/* stable identifier, see capdelegate(8) FINDINGS */
 	char *path;		/* file or directory concerned, or NULL */
 	size_t line;		/* policy line concerned, or 0 */
+	const char *policy_file;	/* with line: the file of the policy that holds it (raw) */
 	cd_capmask caps;	/* capabilities concerned */
 	char *message;		/* human text; holds no file names (they are escaped apart) */
 };
@@ -52,5 +53,9 @@ struct cli_audit {
 };
 
 void cli_audit_print_json(FILE *out, const struct cli_audit *a);
+
+/* The file of the policy that holds @r (the main file or a drop-in), as a path: findings and
+ * the JSON rules name a drop-in's line by its own file. */
+const char *cli_audit_rule_file(const struct cd_policy *pol, const struct cd_rule *r);
 
 #endif

@@ -41,7 +41,9 @@ static void json_policy(FILE *out, const struct cli_audit *a)
 	fprintf(out, ",\"status\":\"%s\",\"rules\":[", cd_status_token(a->pol.status));
 	for (size_t i = 0; i < a->pol.nrules; i++) {
 		const struct cd_rule *r = &a->pol.rules[i];
-		fprintf(out, "%s{\"line\":%zu,", i ? "," : "", r->line);
+		fprintf(out, "%s{", i ? "," : "");
+		json_name(out, "file", cli_audit_rule_file(&a->pol, r));
+		fprintf(out, ",\"line\":%zu,", r->line);
 		json_subject(out, r->kind, r->name);
 		fputs(",\"caps\":", out);
 		cli_json_caps(out, r->caps);
@@ -127,7 +129,7 @@ static void json_finding(FILE *out, const struct cli_audit *a, const struct cli_
 		json_name(out, "path", f->path);
 		fputs(",\"line\":null", out);
 	} else {
-		json_name(out, "path", a->pol.path);
+		json_name(out, "path", f->policy_file ? f->policy_file : a->pol.path);
 		fprintf(out, ",\"line\":%zu", f->line);
 	}
 	fputs(",\"caps\":", out);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "cli_common.h"
+#include "cli_nss.h"
 #include "cli_out.h"
 #include "cli_stage.h"
 
@@ -28,7 +29,10 @@ static const char usage[] =
 	"file; or a drop-in DIR/NAME.conf), wherever FILE is; FILE's own place is not judged\n"
 	"(config management's validate: command).\n"
 	"Exit 0: clean. 1: warnings only (unknown users or groups, risky grants, contradictions,\n"
-	"names whose octal escape a winbind name could have meant literally).\n"
+	"names whose octal escape a winbind name could have meant literally, NSS settings under\n"
+	"which a group answer can be incomplete: nsswitch.conf's order, nscd's group cache, a\n"
+	"name /etc/group and NSS give different gids). Notes name each group line that gives\n"
+	"less than \"*\": the grants that rest on NSS answering completely.\n"
 	"2: errors (the module would grant nothing: a syntax error, or a file or directory on its\n"
 	"resolved path that someone other than root can change).\n"
 	"After the verdict line, the rules read: aligned on a terminal, tab-separated records\n"
@@ -268,6 +272,34 @@ int cli_check_judge(struct cd_policy *pol, const char *config, const char *confd
 	return st != CD_POLICY_OK ? CLI_ERROR : *warnings ? CLI_WARN : CLI_OK;
 }
 
+/* What the policy rests on in NSS (cli_nss.h): a narrowing group is a note, the host's
+ * settings that can make an answer incomplete are warnings, but notes with --staged: a file
+ * being deployed is not refused for the host it lands on (its plain check warns). Written to a
+ * memory stream shown after the verdict, so that the verdict line comes first whatever
+ * happens later. */
+struct nss_notes {
+	FILE *out;
+	int staged;
+	long warnings;
+};
+
+static void print_nss_item(void *arg, const char *id, const struct cd_rule *r, const char *where,
+			   cd_capmask caps, const char *text)
+{
+	struct nss_notes *n = arg;
+	char name[CD_MAX_NAME_LEN * 4 + 8];
+	int warn = strcmp(id, "narrowing-group") != 0 && (!n->staged || r != NULL);
+	(void)where;	/* the text names it */
+	(void)caps;
+	n->warnings += warn;
+	fputs(warn ? "capdelegate: warning: " : "capdelegate: note: ", n->out);
+	if (r != NULL) {
+		cd_name_form(name, sizeof(name), r->name, CD_MAX_NAME_LEN);
+		fprintf(n->out, "%s:%zu: group '%s' ", r->file, r->line, name);
+	}
+	fprintf(n->out, "%s\n", text);
+}
+
 struct check_args {
 	const char *config, *confdir, *staged, *as;
 };
@@ -359,9 +391,28 @@ int cli_check_main(int argc, char **argv)
 		cli_text_free(&text);
 		return CLI_ERROR;	/* memory ran out before the policy was read (said) */
 	}
+	char *nss_text = NULL;
+	size_t nss_len = 0;
+	struct nss_notes notes = { open_memstream(&nss_text, &nss_len), a.staged != NULL, 0 };
+	long nss = notes.out != NULL ? cli_nss_hazards(&pol, print_nss_item, &notes) : -1;
+	if (notes.out != NULL && fclose(notes.out) != 0)
+		nss = -1;
+	nss = nss < 0 ? -1 : notes.warnings;
+	if (nss < 0) {
+		cli_out_of_memory("check", "what the policy rests on in NSS is not shown");
+		rc = CLI_ERROR;
+	} else if (nss > 0) {
+		warnings += (size_t)nss;
+		rc = rc == CLI_OK ? CLI_WARN : rc;
+	}
 	list_ignored(&pol, a.confdir);
 	note_recent_edit(&pol);
 	print_verdict(&pol, warnings);
+	if (nss >= 0 && nss_len > 0) {
+		fflush(stdout);
+		fwrite(nss_text, 1, nss_len, stderr);
+	}
+	free(nss_text);
 	print_rules(&pol, form);
 	cd_policy_free(&pol);
 	cli_text_free(&text);

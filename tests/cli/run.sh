@@ -1045,6 +1045,25 @@ t_check_explain_dropins() {
 # file grants nothing; the service's drop-in delegates cap_net_raw to alice: a file with
 # cap_net_raw in fP bypasses that delegation (fP-bypass, exit 2). --confdir "" reads none (the
 # fP is then only "permitted"), and the drop-in's line is named as its own FILE:LINE.
+# capdelegate(8), FINDINGS: a finding about a policy line names the file that holds it, a
+# drop-in's line its drop-in (text and JSON, and each JSON rule its file).
+t_audit_dropin_line_named() {
+  need_root; local p t d="$CASE_DIR/svc.d"
+  p=$(printf 'bob none\n' | policy); t="$CASE_DIR/tree"
+  mkdir -p "$d" "$t"; printf '# the time\nalice cap_sys_time\n' >"$d/40-time.conf"; chmod 0644 "$d/40-time.conf"
+  cd_nss audit --config "$p" --confdir "$d" "$t"; want_rc 1
+  want_text "$OUT" "finding	unused-grant	$d/40-time.conf:2	cap_sys_time	"
+  no_text "$OUT" "$p:2"
+  cd_nss audit --json --config "$p" --confdir "$d" "$t"; want_rc 1
+  python3 - "$OUT" "$d/40-time.conf" "$p" <<'PY' >&2 || fail "JSON: the drop-in's line"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert any(f["id"] == "unused-grant" and f["path"] == sys.argv[2] and f["line"] == 2
+           for f in d["findings"]), d["findings"]
+assert [(r["file"], r["line"]) for r in d["policy"]["rules"]] == [(sys.argv[3], 1), (sys.argv[2], 2)], d["policy"]
+PY
+}
+
 t_audit_confdir() {
   need_root; local p t d="$CASE_DIR/svc.d"
   p=$(printf 'bob none\n' | policy); t="$CASE_DIR/tree"
@@ -1161,7 +1180,7 @@ CASES=(
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
   audit_sticky_dir_not_a_finding
   explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins explain_path_root
-  audit_confdir audit_capfile_owned_by_user audit_unused_grant_ignored_file audit_unused_grant_one_file
+  audit_confdir audit_dropin_line_named audit_capfile_owned_by_user audit_unused_grant_ignored_file audit_unused_grant_one_file
   oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"
   "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${REPORT_CASES[@]}" "${USERDB_CASES[@]}"

@@ -194,7 +194,66 @@ case_all_up() {
   else not_ok "all up: alice gets *, bob nothing"; fi
 }
 
+# check says which lines rest on NSS answering completely (a note), and warns about this host's
+# settings under which an answer can be incomplete without an error (capdelegate(8), CHECK).
+run_check='"$CLI" check --config "$W/policy" --confdir ""; echo rc=$?'
+expect_check() {   # NAME RC [PRESENT...] [--absent ABSENT...]
+  local name=$1 rc=$2 want=present bad=""; shift 2
+  grep -q "^rc=$rc\$" "$work/out" || bad="exit status not $rc"
+  for t in "$@"; do
+    if [ "$t" = --absent ]; then want=absent; continue; fi
+    if grep -qF -- "$t" "$work/err"; then [ "$want" = present ] || bad="$bad; says '$t'"
+    else [ "$want" = absent ] || bad="$bad; lacks '$t'"; fi
+  done
+  if [ -z "$bad" ]; then ok "$name"; else echo "# $bad"; not_ok "$name"; fi
+}
+cases_check() {
+  policy "$narrow"
+  inside "files cdtest" up 0 "" "$run_check"
+  expect_check "check: a narrowing group is a note, not a warning" 0 \
+    "note: $work/policy:1: group 'contractors' gives less than \"*\" (cap_net_raw)" --absent warning
+  inside "files cdtest cdother" up 0 "" "$run_check"
+  expect_check "check: a source after the directory hides its outage" 1 \
+    "warning: /etc/nsswitch.conf: group: a source after cdtest answers when cdtest is down"
+  inside "files cdtest [UNAVAIL=return TRYAGAIN=return] cdother" up 0 "" "$run_check"
+  expect_check "check: [UNAVAIL=return TRYAGAIN=return] makes the outage final" 0 --absent warning
+  inside "files cdtest [UNAVAIL=return] cdother" up 0 "" "$run_check"
+  expect_check "check: [UNAVAIL=return] alone leaves TRYAGAIN hidden" 1 "group: a source after cdtest"
+  policy $'@netops cap_net_raw\n'
+  inside "cdtest files" up 0 "" "$run_check"
+  expect_check "check: netops is gid 2000 in /etc/group, NSS answers 5000" 1 \
+    "group 'netops' is gid 2000 in /etc/group, but NSS answers gid 5000: two groups of one name"
+  inside "files cdtest" up 0 "" "$run_check"
+  expect_check "check: netops, /etc/group first: NSS answers the local gid" 0 --absent warning
+  policy $'alice cap_net_raw\n'
+  inside "files cdtest cdother" up 0 "" "$run_check"
+  expect_check "check: no group line, nothing rests on the group database" 0 --absent warning "group '"
+  # audit lists the same as findings, each naming its line or the host's file
+  policy "$narrow"
+  mkdir -p "$work/empty"
+  inside "files cdtest cdother" up 0 "" '"$CLI" audit --json --config "$W/policy" --confdir "" "$W/empty"'
+  if python3 - "$work/out" "$work/policy" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = {(f["id"], f["path"], f["line"]) for f in d["findings"]}
+want = {("narrowing-group", sys.argv[2], 1), ("nss-order", "/etc/nsswitch.conf", None)}
+assert want <= got, got
+PY
+  then ok "audit: narrowing-group and nss-order findings"; else not_ok "audit: narrowing-group and nss-order findings"; fi
+  inside "files cdtest cdother" up 0 "" '"$CLI" check --staged "$W/policy" --config "$W/policy" --confdir ""; echo rc=$?'
+  expect_check "check --staged: the host's nsswitch.conf is a note, not a warning" 0 \
+    "note: /etc/nsswitch.conf: group: a source after cdtest" --absent warning
+  if [ -n "${CD_NSCD:-}" ]; then
+    policy "$narrow"
+    inside "files cdtest" up 1 "" "$run_check"
+    expect_check "check: nscd caches the group database" 1 "warning: nscd caches the group database"
+  else
+    skip "check: nscd caches the group database" "no nscd"
+  fi
+}
+
 case_all_up
+cases_check
 case_initgroups
 case_backend_order
 case_name_reuse

@@ -115,13 +115,14 @@ build() {
 }
 
 # run_tap NAME CMD...: the TAP names of failed cases, or "NAME: exit N" for a crash. Prints
-# "ok-count<TAB>rc" first so that the baseline can be compared.
+# "ok-count<TAB>rc" first so that the baseline can be compared. The check's stderr goes to
+# $CHECK_ERR (default: nowhere).
 run_tap() {
   local name=$1; shift
   local out rc=0
   # a mutant may hang (a FIFO opened blocking): the plain programs take a few seconds
   out=$(cd "$BLD" && CMOCKA_MESSAGE_OUTPUT=TAP top_srcdir="$SRC" top_builddir="$BLD" \
-        timeout -k 5 "$TAP_TIMEOUT" "${ISOLATE[@]}" "$@" 2>/dev/null) || rc=$?
+        timeout -k 5 "$TAP_TIMEOUT" "${ISOLATE[@]}" "$@" 2>"${CHECK_ERR:-/dev/null}") || rc=$?
   printf '%s\t%s\n' "$(grep -c '^ok' <<<"$out" || true)" "$rc"
   sed -nE "s/^not ok [0-9]+ - (.*)$/$name: \\1/p" <<<"$out"
 }
@@ -165,26 +166,38 @@ check_one() {
 # baseline [COV] [CHECK...]: each check (default: every check) once on the unmutated tree, JOBS
 # at a time, added to $MUT/baseline.tsv; then baseline_load. With COV, on the coverage build
 # COV/build instead, each check writing its .gcda files under COV/data/NAME (see coverage_map).
+# A check that cannot run at all (a program that passes no case and fails, a CLI case whose
+# run.sh fails: "could not run") is a "broken" line: its exit status, how to run it by hand,
+# the end of its stderr.
 baseline() {
-  local cov=${1:-} j i pids=() kind name cmd res t list=("${CHECKS[@]}")
+  local cov=${1:-} j i pids=() kind name cmd res rc head how t list=("${CHECKS[@]}")
   [ $# -le 1 ] || list=("${@:2}")
   for ((j = 0; j < JOBS; j++)); do
-    ( [ -z "$cov" ] || { BLD=$cov/build; TAP_TIMEOUT=$((TAP_TIMEOUT * 10)); }
+    # the long timeout: the unmutated tree does not hang, and a busy machine is no broken check
+    # (the coverage build, slower, ten times the short one)
+    ( CHECK_ERR=$MUT/stderr.$j
+      if [ -n "$cov" ]; then BLD=$cov/build TAP_TIMEOUT=$((TAP_TIMEOUT * 10)); else TAP_TIMEOUT=$UNKNOWN_TAP_TIMEOUT; fi
       for ((i = j; i < ${#list[@]}; i += JOBS)); do
         IFS=$'\t' read -r kind name cmd <<<"${list[$i]}"
         cmd=${cmd/#"$MUT/build/"/"$BLD/"}
         [ -z "$cov" ] || export GCOV_PREFIX="$cov/data/$name"
-        t=$SECONDS
+        t=$SECONDS rc=0
         if [ "$kind" = cli ]; then
-          res=$(LAB_BUILD="$BLD" "${ISOLATE[@]}" "$SRC/tests/cli/run.sh" "$cmd" 2>/dev/null || echo "FAIL	cli: $cmd")
-          if grep -q '^FAIL' <<<"$res"; then printf 'fail\tcli: %s\n' "$cmd"; fi
+          res=$(LAB_BUILD="$BLD" "${ISOLATE[@]}" "$SRC/tests/cli/run.sh" "$cmd" 2>"$CHECK_ERR") || rc=$?
+          if [ "$rc" -ne 0 ] || grep -q '^FAIL' <<<"$res"; then printf 'fail\tcli: %s\n' "$cmd"; fi
+          how="LAB_BUILD=$BLD $SRC/tests/cli/run.sh $cmd"
         else
-          res=$(run_tap "$name" "$cmd")
-          printf 'tap\t%s\t%s\n' "$name" "$(head -1 <<<"$res")"
+          res=$(run_tap "$name" "$cmd"); head=$(head -1 <<<"$res"); rc=${head##*	}
+          printf 'tap\t%s\t%s\n' "$name" "$head"
           tail -n +2 <<<"$res" | sed '/^$/d; s/^/fail\t/'
+          [ "${head%%	*}" -eq 0 ] || rc=0
+          how="cd $BLD && top_srcdir=$SRC top_builddir=$BLD $cmd"
         fi
+        [ "$rc" -eq 0 ] || printf 'broken\t%s\t%s\t%s\t%s\n' "$name" "$rc" "$how" \
+                             "$(tail -n 4 "$CHECK_ERR" | tr '\t\n' '  ' | sed 's/ *$//')"
         printf 'time\t%s\t%s\n' "$name" "$((SECONDS - t))"
-      done ) >"$MUT/baseline.$j" &
+      done
+      rm -f "$CHECK_ERR" ) >"$MUT/baseline.$j" &
     pids+=($!)
   done
   for j in "${pids[@]}"; do wait "$j"; done
@@ -195,17 +208,28 @@ baseline() {
 
 # baseline_load FILE: fills BASE_OK and BASE_RC (a program's passing cases and exit status),
 # BASE_FAIL (failures not held against a mutant) and BASE_TIME (seconds; a check with a time
-# has a baseline).
+# has a baseline). A check that could not run on the unmutated tree stops the run: no mutant
+# it should judge could fail it, and each would survive unjudged after running every other
+# check (the stack programs below a /tmp that hid the checkout made every module mutant
+# "survive" so). The reason is said on stderr and, with --tsv, as a FAIL line.
 baseline_load() {
-  local kind rest name i j
+  local kind rest name i j how broken=()
   while IFS=$'\t' read -r kind rest; do
     case "$kind" in
       time) IFS=$'\t' read -r name i <<<"$rest"; BASE_TIME[$name]=$i ;;
       tap) IFS=$'\t' read -r name i j <<<"$rest"; BASE_OK[$name]=$i BASE_RC[$name]=$j ;;
       fail) read -r rest <<<"$rest"; [ -n "${BASE_FAIL[$rest]:-}" ] ||
               log "baseline: already failing, left out: $rest"; BASE_FAIL[$rest]=1 ;;
+      broken) IFS=$'\t' read -r name i how j <<<"$rest"
+              broken+=("check $name could not run on the unmutated tree (exit status $i${j:+: $j}); by hand: $how") ;;
     esac
   done <"$1"
+  [ "${#broken[@]}" -gt 0 ] || return 0
+  for j in "${broken[@]}"; do
+    log "HARNESS FAILURE: $j"
+    { printf 'FAIL\tmutation harness: %s\n' "$j" >&3; } 2>/dev/null || true
+  done
+  die "${#broken[@]} check(s) could not run on the unmutated tree (above): the mutants they should judge would survive unjudged, so none runs. Run each by hand as shown, fix what stops it, run again"
 }
 
 # try_check FILE ONLY CHECK: check_one on this job's tree, unless the check cannot meet the

@@ -13,7 +13,9 @@ Apply each tests/mutations/*.mut (or the named ones) to a scratch copy of the tr
 $LAB_MUTATE (default _build/mutate: src/ and build/, reused between runs so that make only
 rebuilds what a mutant changes), build it, and run the unit, stack and CLI tests, stopping at the
 first one that fails. MUTATE_JOBS (default: the number of CPUs) mutants at a time, each job in a
-scratch tree of its own (the second in w2/, ...). Tests that already fail on the unmutated tree are left out (and named).
+scratch tree of its own (the second in w2/, ...). Tests that already fail on the unmutated tree
+are left out (and named); a check that cannot run there at all (no case passes and it fails)
+stops the run with its reason, before its mutants would survive unjudged.
 Prints a table (mutant, the test that killed it or SURVIVED) and a last line
 "mutation: K killed, S survived of N".
   --tsv    also print one line per mutant on stdout, PASS (killed) or FAIL (survived, or the

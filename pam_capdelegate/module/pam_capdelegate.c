@@ -58,6 +58,9 @@ struct saved_grant {
 	cd_capmask caps;
 	enum cd_subject_kind via;
 	char *rules;		/* "file:line,file:line" */
+	int policy_read;	/* 0: the user's lookup failed first; status means nothing */
+	const char *nss;	/* NULL, or why NSS gave no answer: "failed", "no_user" */
+	int cause;		/* enum cause: kept for the later calls of the transaction */
 	int logged;		/* the NOTICE line for this outcome was written */
 	cd_capmask logged_granted, logged_dropped_bounding, logged_dropped_no_setpcap;
 };
@@ -252,14 +255,56 @@ static int load_groups_if_needed(pam_handle_t *pamh, struct cd_user *u, const st
 	return -1;
 }
 
+/* The outcome of a login, kept for its later calls: @g's grant (NULL: none, a lookup failed)
+ * for @account (raw), shown as @canonical. NULL when memory ran out. */
+static struct saved_grant *new_saved(const struct options *o, const char *user, const char *account,
+				     const char *canonical, const char *shown, const struct cd_policy *pol,
+				     const struct cd_grant *g)
+{
+	struct saved_grant *s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	s->user = strdup(user);
+	s->account = strdup(account);
+	s->shown = strdup(canonical);
+	s->typed = strcmp(user, account) ? strdup(shown) : NULL;
+	s->config = policy_key(o);
+	s->policy_read = pol != NULL;
+	s->status = pol != NULL ? pol->status : CD_POLICY_OK;
+	s->caps = g != NULL ? g->caps : 0;
+	s->via = g != NULL ? g->via : CD_SUBJECT_NONE;
+	s->rules = g != NULL ? rules_text(g) : strdup("none");
+	if (s->user == NULL || s->account == NULL || s->shown == NULL || s->config == NULL ||
+	    s->rules == NULL || (strcmp(user, account) && s->typed == NULL)) {
+		free_saved(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* A login whose grant NSS could not decide (@cause: the user unknown, a lookup failed): no
+ * capabilities, and the NOTICE line and audit record still say so (LOGGING). */
+static struct saved_grant *no_answer(const struct options *o, const char *user, const char *account,
+				     const char *canonical, const char *shown, const struct cd_policy *pol,
+				     enum cause cause)
+{
+	struct saved_grant *s = new_saved(o, user, account, canonical, shown, pol, NULL);
+	if (s != NULL) {
+		s->nss = cause == CAUSE_USER_UNKNOWN ? "no_user" : "failed";
+		s->cause = cause;
+	}
+	return s;
+}
+
 /* Read and resolve the policy for @user (as typed; resolved against the account's canonical
- * name). NULL when the user is unknown, a lookup failed, or memory ran out: *cause says which,
- * and each is logged. */
+ * name). When the user is unknown or a lookup failed, a grant of nothing that says so (*cause
+ * says which, each logged); NULL only when memory ran out. */
 static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct options *o, const char *user,
 					 const char *shown, enum cause *cause)
 {
 	struct cd_log log = { .pamh = pamh, .debug = o->debug };
 	struct cd_user u;
+	struct saved_grant *s = NULL;
 	if (cd_user_lookup_passwd(&u, user) < 0) {
 		*cause = errno == ENOMEM ? CAUSE_NO_MEMORY : errno != 0 ? CAUSE_LOOKUP_FAILED :
 			 CAUSE_USER_UNKNOWN;
@@ -269,44 +314,31 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 		else
 			pam_syslog(pamh, LOG_ERR, "user=%s unknown to NSS: no capabilities granted", shown);
 		cd_user_free(&u);
-		return NULL;
+		if (*cause != CAUSE_NO_MEMORY && (s = no_answer(o, user, user, shown, shown, NULL, *cause)) == NULL)
+			*cause = CAUSE_NO_MEMORY;
+		if (*cause == CAUSE_NO_MEMORY)
+			pam_syslog(pamh, LOG_ERR, "user=%s: out of memory: no capabilities granted", shown);
+		return s;
 	}
 	struct cd_load_opts lo = { .owner = 0, .max_bytes = o->max_bytes, .confdir = o->confdir,
 				   .keep = cd_rule_may_match, .keep_arg = &u };
 	struct cd_policy pol;
 	struct cd_grant g = { 0 };
-	struct saved_grant *s = NULL;
 	char canonical[MAX_SHOWN_NAME * 4 + 8];
 	cd_name_form(canonical, sizeof(canonical), u.name, MAX_SHOWN_NAME);
 
 	cd_policy_load(&pol, o->config, &lo, &log);
-	*cause = CAUSE_NO_MEMORY;
-	if (load_groups_if_needed(pamh, &u, &pol, canonical) < 0)
+	*cause = CAUSE_NONE;
+	if (load_groups_if_needed(pamh, &u, &pol, canonical) < 0) {
 		*cause = CAUSE_LOOKUP_FAILED;
-	else if ((s = calloc(1, sizeof(*s))) != NULL && cd_resolve(&pol, &u, &g) == 0) {
-		s->user = strdup(user);
-		s->account = strdup(u.name);
-		s->shown = strdup(canonical);
-		s->typed = strcmp(user, u.name) ? strdup(shown) : NULL;
-		s->config = policy_key(o);
-		s->status = pol.status;
-		s->caps = g.caps;
-		s->via = g.via;
-		s->rules = rules_text(&g);
-		if (s->user == NULL || s->account == NULL || s->shown == NULL || s->config == NULL ||
-		    s->rules == NULL ||
-		    (strcmp(user, u.name) && s->typed == NULL)) {
-			free_saved(s);
-			s = NULL;
-		}
-	} else {
-		free(s);
-		s = NULL;
+		s = no_answer(o, user, u.name, canonical, shown, &pol, *cause);
+	} else if (cd_resolve(&pol, &u, &g) == 0) {
+		s = new_saved(o, user, u.name, canonical, shown, &pol, &g);
 	}
-	if (s != NULL)
-		*cause = CAUSE_NONE;
-	else if (*cause == CAUSE_NO_MEMORY)
+	if (s == NULL) {
+		*cause = CAUSE_NO_MEMORY;
 		pam_syslog(pamh, LOG_ERR, "user=%s: out of memory: no capabilities granted", canonical);
+	}
 	cd_grant_free(&g);
 	cd_policy_free(&pol);
 	cd_user_free(&u);
@@ -326,6 +358,7 @@ static struct saved_grant *get_grant(pam_handle_t *pamh, const struct options *o
 		if (same) {
 			if (o->debug)
 				pam_syslog(pamh, LOG_DEBUG, "user=%s: policy already read in this transaction", shown);
+			*cause = (enum cause)s->cause;
 			return s;
 		}
 	}
@@ -381,13 +414,14 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 	char *bound = cd_capmask_to_text(r->dropped_bounding);
 	char *nopcap = cd_capmask_to_text(r->dropped_no_setpcap);
 	char *cleared = cd_capmask_to_text(r->cleared);
+	const char *policy = s->policy_read ? cd_status_token(s->status) : "not_read";
 	pam_syslog(pamh, LOG_NOTICE,
 		   "user=%s granted=%s via=%s rules=%s policy=%s delegated=%s "
-		   "dropped_bounding=%s dropped_no_setpcap=%s cleared=%s%s%s",
-		   s->shown, granted ? granted : "?", cd_subject_kind_str(s->via), s->rules,
-		   cd_status_token(s->status),
+		   "dropped_bounding=%s dropped_no_setpcap=%s cleared=%s%s%s%s%s",
+		   s->shown, granted ? granted : "?", cd_subject_kind_str(s->via), s->rules, policy,
 		   delegated ? delegated : "?", bound ? bound : "?", nopcap ? nopcap : "?",
-		   cleared ? cleared : "?", s->typed ? " login_name=" : "", s->typed ? s->typed : "");
+		   cleared ? cleared : "?", s->typed ? " login_name=" : "", s->typed ? s->typed : "",
+		   s->nss ? " nss=" : "", s->nss ? s->nss : "");
 	if (r->dropped_bounding)
 		pam_syslog(pamh, LOG_WARNING, "user=%s: %s not granted: outside the bounding set",
 			   s->shown, bound ? bound : "?");
@@ -402,8 +436,7 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 		rhost = NULL;
 	if (pam_get_item(pamh, PAM_TTY, &tty) != PAM_SUCCESS)
 		tty = NULL;
-	cd_audit_grant(s->account, granted, s->rules, cd_status_token(s->status), rhost, tty,
-		       r->set_errno == 0);
+	cd_audit_grant(s->account, granted, s->rules, policy, s->nss, rhost, tty, r->set_errno == 0);
 	free(granted);
 	free(delegated);
 	free(bound);

@@ -520,9 +520,13 @@ def compare_pam(policy, login, res, paths):
         return d
     f = notice_fields(res["log"])
     if login.outage:
-        # 8 WHAT IS REFUSED: an NSS lookup failed: nothing granted, LOG_ERR naming the cause
-        if f is not None or "no capabilities granted" not in res["log"]:
-            d.append("an NSS outage that decides: want a LOG_ERR line and no NOTICE line")
+        # 8 WHAT IS REFUSED: an NSS lookup failed: nothing granted, LOG_ERR naming the cause;
+        # 8 LOGGING: the login's NOTICE line still says so (granted=none, nss=failed)
+        if "no capabilities granted" not in res["log"]:
+            d.append("an NSS outage that decides: want a LOG_ERR line naming the cause")
+        if f is None or (f.get("granted"), f.get("via"), f.get("nss")) != ("none", "none", "failed"):
+            d.append("an NSS outage that decides: want a NOTICE line with granted=none via=none "
+                     "nss=failed, got %r" % (f,))
         return d
     if f is None:
         return d + ["no NOTICE line in the module's log"]

@@ -109,9 +109,11 @@ EOF
 run_login='"$LOGIN" "$W/pam" cd'
 policy() { printf '%s' "$1" >"$work/policy"; chmod 644 "$work/policy"; }
 
-# expect_nothing NAME USER: no capability, and the log says why (a lookup or a contradiction).
+# expect_nothing NAME USER: no capability, the log says why (a lookup or a contradiction), and
+# the login's NOTICE line still says what it got (pam_capdelegate(8), LOGGING: one per login).
 expect_nothing() {
-  if grep -q 'CapInh=0$' "$work/out" && grep -q "user=$2: .*no capabilities granted" "$work/err"; then
+  if grep -q 'CapInh=0$' "$work/out" && grep -q "user=$2: .*no capabilities granted" "$work/err" &&
+     grep -q "user=$2 granted=none via=none rules=none policy=ok .* nss=failed" "$work/err"; then
     ok "$1"
   else
     not_ok "$1"

@@ -495,6 +495,13 @@ static void test_audit_record(void **state)
 	run("maudit", "alice", &fail_first, setcred, &o);
 	assert_int_equal(o.naudit, 1);
 	assert_int_equal(o.audit_result, 0);
+	/* pam_capdelegate(8), LOGGING: one record per login whatever the outcome, a user NSS does
+	 * not know included (the policy is not read for them) */
+	run("maudit", "nosuchuser", NULL, setcred_then_session, &o);
+	assert_int_equal(o.naudit, 1);
+	assert_string_equal(o.audit, "op=capdelegate-grant acct=\"nosuchuser\" grant=none "
+			    "policy=not_read rules=none nss=no_user");
+	expect_log(&o, "user=nosuchuser granted=none via=none rules=none policy=not_read");
 }
 
 /* The fields of @o's record as auparse (ausearch -i) reads them after the kernel's header, as
@@ -654,7 +661,7 @@ static void test_pi_not_cleared_stops_login(void **state)
 	expect_log(&o, "inheritable set could not be cleared");
 	run("mstuck", "nosuchuser", &p, session, &o);
 	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
-	expect_log(&o, "cannot clear the inheritable set");
+	expect_log(&o, "inheritable set could not be cleared");
 	service("mstuck2", NULL, auth_session);	/* no policy: no grant to apply */
 	run("mstuck2", "alice", &p, session, &o);
 	assert_int_equal(o.rc[0], PAM_SESSION_ERR);

@@ -184,7 +184,10 @@ static int parse_cap_token(const char *tok, size_t len, cd_capmask *out, const c
 
 /* Does the memoized token start at t[i], whole? Policies repeat the same few names line after
  * line, so this comparison (8 bytes at a time, no call) replaces the byte-by-byte scan and the
- * name lookup for most tokens. The memo only ever holds a token that was a whole valid name. */
+ * name lookup for most tokens. The memo only ever holds a token that was a whole valid name.
+ * Only a byte that ends a token may follow it (a blank, ',', '#', a control byte, the end):
+ * after a name byte it is a longer name, and after any other byte ("cap_net_raw=i") an error
+ * that shows the whole token, which the byte-by-byte scan finds where it starts. */
 static inline int memo_at(const struct cd_cap_memo *memo, const char *t, size_t i, size_t len)
 {
 	if (memo == NULL || memo->cap < 0 || len - i < memo->len || memo->len < 8)
@@ -201,7 +204,10 @@ static inline int memo_at(const struct cd_cap_memo *memo, const char *t, size_t 
 	uint64_t x, y;	/* the last 8 bytes, overlapping: names are at least 8 bytes here */
 	memcpy(&x, a + n - 8, 8);
 	memcpy(&y, b + n - 8, 8);
-	return x == y && (i + n == len || cd_class(t[i + n]) != CD_CL_NAME);
+	if (x != y)
+		return 0;
+	int after = i + n < len ? cd_class(t[i + n]) : CD_CL_BLANK;
+	return after != CD_CL_NAME && after != CD_CL_OTHER;
 }
 
 static int caps_error(struct cd_caps_error *err, const char *why, size_t off, size_t len)

@@ -331,6 +331,33 @@ static void test_error_name_with_suffix(void **state)
 	assert_int_equal(cd_cap_from_name("CAP_Sys_Admin", 13), CAP_SYS_ADMIN);
 }
 
+/* capdelegate.conf(5): setcap's text is an error whose message says capabilities are listed
+ * bare, and shows the token as written, name and flags: also when an earlier line, or an
+ * earlier token of the same line, named the same capability (the parser remembers the last
+ * name it read and skips over it when it comes again). */
+static void test_setcap_text_after_the_same_name(void **state)
+{
+	(void)state;
+	static const struct { const char *text; size_t line; const char *tok; } bad[] = {
+		{ "alice cap_net_raw\nbob cap_net_raw=i\n", 2, "cap_net_raw=i" },
+		{ "alice cap_net_raw\nbob cap_net_raw+ep\n", 2, "cap_net_raw+ep" },
+		{ "alice cap_net_raw, cap_net_raw=i\n", 1, "cap_net_raw=i" },
+		{ "alice CAP_NET_RAW\nbob CAP_NET_RAW=eip # setcap's own text\n", 2, "CAP_NET_RAW=eip" },
+		{ "alice cap_dac_read_search\nbob cap_kill,cap_dac_read_search=i\n", 2,
+		  "cap_dac_read_search=i" },
+		{ "alice cap_net_raw\nbob cap_net_raw-i\n", 2, "cap_net_raw-i" },
+		{ "alice cap_net_raw=i\n", 1, "cap_net_raw=i" },	/* no name read before */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *why;
+		assert_true(asprintf(&why, "capabilities are listed bare, not as setcap writes them "
+				     "(=, +, - and flags): the inheritable set is implied: '%s'",
+				     bad[i].tok) > 0);
+		expect_rejected(bad[i].text, bad[i].line, why);
+		free(why);
+	}
+}
+
 /* capdelegate.conf(5): a control character makes a line malformed, in its comment too. A
  * comment's ESC sequence or carriage return can hide the rule before it on a terminal: "cat"
  * of "bob cap_sys_admin # ESC[2K\r@staff cap_kill" shows only the harmless text. Tab and a
@@ -1445,6 +1472,7 @@ int main(void)
 		cmocka_unit_test_setup(test_case_insensitive_none, setup),
 		cmocka_unit_test_setup(test_path_with_space_escaped, setup),
 		cmocka_unit_test_setup(test_shorter_cap_after_longer, setup),
+		cmocka_unit_test_setup(test_setcap_text_after_the_same_name, setup),
 		cmocka_unit_test_setup(test_repeated_short_cap_name, setup),
 		cmocka_unit_test_setup(test_rule_then_nameless_last_lines, setup),
 		cmocka_unit_test(test_name_form_fits_its_contract),

@@ -2,7 +2,9 @@
  * test_load.c - the policy loader against a filesystem that fails or changes under it (issue
  * 18, part 2), each case from a promise of capdelegate.conf(5):
  *  - a symbolic link to a directory in the middle of the path: the directories judged are
- *    those of the resolved path ("any directory on its resolved path");
+ *    those of the resolved path ("any directory on its resolved path"); a directory replaced
+ *    by a link once the path was resolved is refused, its target never judged (openat defined
+ *    here makes the swap as the walk reaches it);
  *  - every pseudo filesystem the page and cd_safe.c name, FUSE included: real mounts where
  *    this machine has them (procfs, sysfs, cgroup, cgroup2), and all of them through the
  *    statfs type (fstatfs is defined here: the core, linked into this program, calls it);
@@ -56,6 +58,8 @@ static int readdir_failing;
 static const char *open_enoent;		/* openat of this name says ENOENT (listed, then gone) */
 static const char *open_unlinks;	/* this name is unlinked just before it is opened, once */
 static const char *open_renames[3];	/* opening [0] first renames [1] over [2], once */
+static const char *open_dir_linked[3];	/* opening the directory [0] first moves [1] away and
+					 * puts a link to [2] at its name, once */
 static const char *append_text;		/* appended to a file named *append_suffix when a read */
 static const char *append_suffix;	/* reached its end, append_times times (-1: always) */
 static int append_times;
@@ -117,6 +121,14 @@ int openat(int dfd, const char *path, int flags, ...)
 		open_renames[0] = NULL;
 		if (rename(open_renames[1], open_renames[2]) < 0)
 			abort();
+	}
+	if (open_dir_linked[0] != NULL && (flags & O_DIRECTORY) && strcmp(path, open_dir_linked[0]) == 0) {
+		char *away;
+		open_dir_linked[0] = NULL;
+		if (asprintf(&away, "%s.away", open_dir_linked[1]) < 0 || rename(open_dir_linked[1], away) < 0 ||
+		    symlink(open_dir_linked[2], open_dir_linked[1]) < 0)
+			abort();
+		free(away);
 	}
 	if (open_unlinks != NULL && strcmp(path, open_unlinks) == 0) {
 		open_unlinks = NULL;
@@ -283,6 +295,7 @@ static int setup(void **state)
 	coarse_ahead_ms = 0;
 	settle_waits = settle_eintr_once = 0;
 	open_renames[0] = NULL;
+	open_dir_linked[0] = NULL;
 	fake_fs_type = 0;
 	append_times = 0;
 	strdup_fail_at = 0;
@@ -439,6 +452,47 @@ static void test_directory_link_in_the_path(void **state)
 	free(real);
 	free(gw);
 	free(inner);
+}
+
+/* capdelegate.conf(5): each directory of the resolved path is opened in turn without following
+ * a link and judged on what was opened. A directory replaced by a link after the path was
+ * resolved (here, as the walk reaches it) is not a directory there: the policy is refused,
+ * never read from the link's target, a safe-looking directory (inner) inside one others may
+ * write (gw2), which a walk that followed the link would judge alone. */
+static void test_directory_swapped_for_a_link_after_resolving(void **state)
+{
+	(void)state;
+	char *dir = fresh_dir("swapped", 0755), *gw = fresh_dir("gw2", 0775);
+	char *inner = in_tmp("gw2/inner"), *p = in_tmp("swapped/p.conf"), *theirs;
+	char *away = in_tmp("swapped.away"), *cmd;
+	assert_int_equal(mkdir(inner, 0755), 0);
+	assert_true(asprintf(&theirs, "%s/p.conf", inner) > 0);
+	put(p, "alice cap_net_raw\n");
+	put(theirs, "alice cap_net_raw, cap_sys_admin\n");
+	open_dir_linked[0] = "swapped";
+	open_dir_linked[1] = dir;
+	open_dir_linked[2] = "gw2/inner";
+	struct cd_policy pol;
+	enum cd_status st = load(&pol, p, NULL);
+	if (open_dir_linked[0] != NULL)
+		fail_msg("the walk never opened the directory 'swapped'");
+	if (st == CD_POLICY_OK || pol.nrules != 0 || grant_of(&pol, "alice", NULL) != 0)
+		fail_msg("status %s, %zu rules, alice gets %llx: the link's target was read\n%s",
+			 cd_status_str(st), pol.nrules,
+			 (unsigned long long)grant_of(&pol, "alice", NULL), logged());
+	expect_logged("/swapped/p.conf: cannot open: ");
+	expect_logged("no capabilities granted");
+	cd_policy_free(&pol);
+	unlink(dir);
+	assert_true(asprintf(&cmd, "rm -rf '%s' '%s'", away, gw) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(away);
+	free(theirs);
+	free(p);
+	free(inner);
+	free(gw);
+	free(dir);
 }
 
 /* Memory running out as the load starts (the copy of the policy's path): nothing read, no
@@ -1152,6 +1206,7 @@ int main(void)
 	test_log.debug = 1;	/* "reading the policy again" is a debug message */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_directory_link_in_the_path, setup),
+		cmocka_unit_test_setup(test_directory_swapped_for_a_link_after_resolving, setup),
 		cmocka_unit_test_setup(test_unsafe_path_logged_whole_when_every_byte_is_escaped, setup),
 		cmocka_unit_test_setup(test_every_pseudo_fs_by_type, setup),
 		cmocka_unit_test_setup(test_dropins_leave_no_descriptor, setup),

@@ -80,17 +80,39 @@ static void warn_rule(const struct cd_rule *r, const char *what, const char *msg
 	fputc('\n', stderr);
 }
 
-static size_t check_rule(const struct cd_rule *r, cd_capmask risky)
+/* A note, not a warning: "FILE:LINE: KIND 'NAME' cannot be looked up (why): ...". A lookup
+ * that fails (a directory down) says nothing about the policy: a deploy is not refused for it. */
+static void note_lookup_failed(const struct cd_rule *r, const char *kind, int err)
 {
-	size_t warnings = 0;
-	if (r->kind == CD_SUBJECT_USER && getpwnam(r->name) == NULL) {
-		warn_rule(r, "user", "unknown to NSS (the line never matches)", 0);
-		warnings++;
+	char name[CD_MAX_NAME_LEN * 4 + 8];
+	cd_name_form(name, sizeof(name), r->name, CD_MAX_NAME_LEN);
+	fprintf(stderr, "capdelegate: note: %s:%zu: %s '%s' cannot be looked up (%s): whether the "
+		"line can match is not known here\n", r->file, r->line, kind, name, strerror(err));
+}
+
+/* Does NSS know the subject of @r? A warning when it says no; a note when it cannot answer.
+ * Memory running out here is this process's, not NSS's answer: *nomem is set. */
+static size_t check_subject_known(const struct cd_rule *r, int *nomem)
+{
+	if (r->kind != CD_SUBJECT_USER && r->kind != CD_SUBJECT_GROUP)
+		return 0;
+	const char *kind = r->kind == CD_SUBJECT_USER ? "user" : "group";
+	int known = r->kind == CD_SUBJECT_USER ? cd_nss_user_exists(r->name) : cd_nss_group_exists(r->name);
+	if (known < 0 && errno == ENOMEM) {
+		*nomem = 1;
+		return 0;
 	}
-	if (r->kind == CD_SUBJECT_GROUP && getgrnam(r->name) == NULL) {
-		warn_rule(r, "group", "unknown to NSS (the line never matches)", 0);
-		warnings++;
-	}
+	if (known < 0)
+		note_lookup_failed(r, kind, errno);
+	if (known != 0)
+		return 0;
+	warn_rule(r, kind, "unknown to NSS (the line never matches)", 0);
+	return 1;
+}
+
+static size_t check_rule(const struct cd_rule *r, cd_capmask risky, int *nomem)
+{
+	size_t warnings = check_subject_known(r, nomem);
 	if (r->caps & risky) {
 		warn_rule(r, NULL, "grants capabilities that lead to full root", r->caps & risky);
 		warnings++;
@@ -264,9 +286,14 @@ int cli_check_judge(struct cd_policy *pol, const char *config, const char *confd
 {
 	enum cd_status st = cli_load_policy_as(pol, config, confdir, s);
 	cd_capmask risky = risky_mask();
+	int nomem = 0;
 	*warnings = 0;
-	for (size_t i = 0; i < pol->nrules; i++)
-		*warnings += check_rule(&pol->rules[i], risky);
+	for (size_t i = 0; i < pol->nrules && !nomem; i++)
+		*warnings += check_rule(&pol->rules[i], risky, &nomem);
+	if (nomem) {	/* a judgement cut short is a system error, as a policy unread is */
+		pol->status = CD_POLICY_SYSERR;
+		return cli_out_of_memory("check", "the policy's subjects are not all judged"), CLI_ERROR;
+	}
 	*warnings += check_contradictions(pol);
 	*warnings += pol->nwarnings;	/* the core's, already on stderr as FILE:LINE: message */
 	return st != CD_POLICY_OK ? CLI_ERROR : *warnings ? CLI_WARN : CLI_OK;

@@ -165,8 +165,10 @@ struct cd_user {
 	gid_t *gids;		/* every gid getgrouplist gave, named or not */
 	size_t ngids;
 	int groups_loaded;	/* 0: groups not looked up yet (see cd_user_load_groups) */
-	const char *failed_kind;	/* after a failed lookup: "group", "gid", ... */
-	char *failed;		/* and its key ("netops", "2001"), as NSS was asked */
+	const char *failed_kind;	/* after a failed lookup: "group", "gid", ...; "probe": the
+					 * probe for a backend that is down failed */
+	char *failed;		/* and its key ("netops", "2001"), as NSS was asked; for the probe,
+				 * the group of the policy whose membership it was to vouch for */
 	/* Set instead when NSS answered but its answers cannot all be true (a group of the
 	 * policy that one question places the user in and another does not, two groups of one
 	 * name): the whole reason, names in their policy form. */
@@ -188,6 +190,10 @@ int cd_user_lookup_passwd(struct cd_user *u, const char *name);
  * or one of the user's gids. An answer that contradicts another fails the call too (-1,
  * errno EIO, u->contradiction says which). */
 int cd_user_load_groups(struct cd_user *u, const struct cd_policy *pol);
+/* Does NSS know this user (group)? 1 yes, 0 no, -1 the lookup failed (errno set; an outage is
+ * not "no", whatever its errno: ENOENT from a backend whose socket is gone included). */
+int cd_nss_user_exists(const char *name);
+int cd_nss_group_exists(const char *name);
 /* Why cd_user_lookup or cd_user_load_groups failed, for a message: "cannot look up group
  * netops: Connection refused" (@err: the errno it failed with), or the contradiction. The
  * caller frees; NULL when memory ran out. */

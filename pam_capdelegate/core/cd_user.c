@@ -95,6 +95,28 @@ static int call_getgrnam(const void *key, void *ent, char *buf, size_t size, voi
 	return getgrnam_r(key, ent, buf, size, (struct group **)res);
 }
 
+/* 1 found, 0 not, -1 error (errno kept): the entry itself is not wanted. */
+static int nss_exists(nss_call call, const char *name)
+{
+	union { struct passwd pw; struct group gr; } ent;
+	char *buf = NULL;
+	int found = nss_lookup(call, name, &ent, &buf);
+	int saved = errno;
+	free(buf);
+	errno = saved;
+	return found;
+}
+
+int cd_nss_user_exists(const char *name)
+{
+	return nss_exists(call_getpwnam, name);
+}
+
+int cd_nss_group_exists(const char *name)
+{
+	return nss_exists(call_getgrnam, name);
+}
+
 static int lookup_gids(const char *name, gid_t primary, gid_t **gids, int *ngids)
 {
 	int n = 32;
@@ -276,7 +298,7 @@ static int check_list_complete(struct cd_user *u, const struct cd_policy *pol)
 	free(buf);
 	if (found >= 0)
 		return 0;
-	note_failure(u, "group", unlisted);
+	note_failure(u, "probe", unlisted);
 	return -1;
 }
 
@@ -430,7 +452,11 @@ char *cd_user_failure(const struct cd_user *u, int err)
 				err ? strerror(err) : "unknown to NSS") < 0 ? NULL : text;
 	char shown[CD_MAX_NAME_LEN * 4 + 8];
 	cd_name_form(shown, sizeof(shown), u->failed ? u->failed : "", CD_MAX_NAME_LEN);
-	if (asprintf(&text, "cannot look up %s %s: %s", u->failed_kind, shown, strerror(err)) < 0)
+	/* the probe names no real group: say what it was for, and that it is what failed */
+	if (strcmp(u->failed_kind, "probe") == 0 ?
+	    asprintf(&text, "cannot tell whether the user is in group %s: a group backend fails "
+		     "(the probe lookup of " PROBE_GROUP ": %s)", shown, strerror(err)) < 0 :
+	    asprintf(&text, "cannot look up %s %s: %s", u->failed_kind, shown, strerror(err)) < 0)
 		return NULL;
 	return text;
 }

@@ -231,6 +231,22 @@ t_check_unknown_user_group() {
   want_text "$ERR" "warning: $p:2: user 'zed'"
 }
 
+# capdelegate(8), check: a subject NSS cannot look up (a directory down) is a note, not "unknown":
+# the policy is not at fault, and a deploy's validate: must not refuse it for that. Whatever the
+# errno (ENOENT: a backend whose socket is gone), a failed lookup is never "unknown".
+t_check_lookup_failed_not_unknown() {
+  need_root; local p e
+  p=$(printf 'alice cap_net_raw\n@netops cap_net_raw\nzed cap_syslog\n' | policy)
+  for e in 11 2 111; do
+    CD_FAULT_GROUPS=netops:2000 CD_FAULT_USERS=zed CD_FAULT_ERRNO=$e cd_nss check --config "$p" --confdir ""
+    want_rc 0
+    want_line "$ERR" "capdelegate: note: $p:2: group 'netops' cannot be looked up ($(python3 -c "import os; print(os.strerror($e))")): whether the line can match is not known here"
+    want_text "$ERR" "$p:3: user 'zed' cannot be looked up"
+    no_text "$ERR" "unknown to NSS"
+    want_line "$OUT" "$p: ok, 3 rules, 0 warnings"
+  done
+}
+
 t_check_risky() {
   need_root; local p
   p=$(printf 'alice cap_net_raw\nbob cap_sys_admin, cap_syslog\n@netops cap_bpf\n' | policy)
@@ -960,7 +976,7 @@ t_explain_canonical_name() {
 t_explain_group_outage() {
   need_root; local p; p=$(printf '@netops none\n* cap_syslog\n' | policy)
   CD_FAULT_GROUPS=netops:2000 cd_nss explain bob --config "$p" "$CASE_DIR"; want_rc 2
-  want_text "$ERR" "bob: cannot look up group netops: Resource temporarily unavailable: login grants nothing"
+  want_text "$ERR" "bob: cannot tell whether the user is in group netops: a group backend fails (the probe lookup of capdelegate:probe: Resource temporarily unavailable): login grants nothing"
   no_text "$OUT" "cap_syslog"
 }
 
@@ -1179,7 +1195,7 @@ CASES=(
   check_contradiction escape_hidden_chars processes_comm_escaped_once processes_json_fields
   unknown_command_escaped check_resolved_symlink bad_option_escaped check_risky_every_listed log_labels
   audit_sticky_dir_not_a_finding
-  explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins explain_path_root
+  check_lookup_failed_not_unknown explain_canonical_name explain_group_outage explain_directory_names check_explain_dropins explain_path_root
   audit_confdir audit_dropin_line_named audit_capfile_owned_by_user audit_unused_grant_ignored_file audit_unused_grant_one_file
   oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"

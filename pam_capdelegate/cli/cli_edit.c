@@ -36,7 +36,8 @@ static const char usage[] =
 	"is then checked with the copy in place of the file; with errors you may edit again or\n"
 	"leave the installed file untouched. Installed by rename, root's and mode 0644.\n"
 	"Exit 0: installed, or unchanged. 1: left untouched (errors, or the file changed by\n"
-	"someone else meanwhile, and no terminal; or your choice; or the editor failed).\n"
+	"someone else meanwhile: your text is then kept beside it; and no terminal; or your\n"
+	"choice; or the editor failed).\n"
 	"2: nothing edited (bad NAME, the lock is held, something in the way, an error).\n";
 
 static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
@@ -362,13 +363,16 @@ static int editor_failed(const struct edit_target *t, int status)
 	return -1;
 }
 
+/* What a round returns when the admin is to be asked: errors, or another's change meanwhile. */
+enum { ASK = -1 };
+
 /* Install @after with the signals held back: once begun, the install ends with the new file
  * in place (or the old one, on an error), never half-way. */
 static int install(struct edit_target *t, const struct cli_text *after, size_t nrules,
 		   size_t warnings)
 {
 	block_signals(SIG_BLOCK, NULL);
-	int rc = edit_install(t, after);
+	int rc = edit_install(t, after);	/* 1: changed by someone else meanwhile (said) */
 	if (rc == 0) {
 		cli_text_escape(stdout, t->path);
 		fputs(": installed, ", stdout);
@@ -380,11 +384,8 @@ static int install(struct edit_target *t, const struct cli_text *after, size_t n
 	block_signals(SIG_UNBLOCK, NULL);
 	if (rc == 0)
 		got_signal = 0;	/* too late to stop it: the edit is done */
-	return rc == 0 ? CLI_OK : CLI_ERROR;
+	return rc == 0 ? CLI_OK : rc == 1 ? ASK : CLI_ERROR;
 }
-
-/* What a round returns when the admin is to be asked: errors, or another's change meanwhile. */
-enum { ASK = -1 };
 
 static int same_text(const struct cli_text *a, const struct cli_text *b)
 {
@@ -412,8 +413,7 @@ static int judge_and_install(struct edit_target *t, const struct edit_args *a,
 		fputs("): the policy has errors, the module would grant nothing\n", stderr);
 		return ASK;
 	}
-	int changed = edit_changed_meanwhile(t);
-	return changed < 0 ? CLI_ERROR : changed ? ASK : install(t, after, nrules, warnings);
+	return install(t, after, nrules, warnings);
 }
 
 /* One round: the editor, then its text judged and installed. An exit status, or ASK. */
@@ -482,6 +482,8 @@ int cli_edit_main(int argc, char **argv)
 	struct edit_target t;
 	int rc = edit_target_open(&t, path ? path : a.config, name != NULL) < 0 || edit_lock(&t) < 0 ||
 		 edit_make_copy(&t) < 0 ? CLI_ERROR : edit_loop(&t, &a, &e);
+	if (t.theirs_seen && t.made_copy)
+		edit_keep_copy(&t);
 	edit_target_close(&t);
 	editor_free(&e);
 	free(file);

@@ -24,6 +24,7 @@ struct edit_target {
 	struct cli_text before;	/* the installed text (empty when there is no file yet) */
 	int existed;
 	struct stat seen;	/* the installed file as the edit began (or last looked), if existed */
+	int theirs_seen;	/* someone else changed it, and no text of this edit is installed since */
 };
 
 /* Split @path into directory and name and open the directory. -1 (said on stderr). */
@@ -38,15 +39,17 @@ int edit_make_copy(struct edit_target *t);
  * there), not a link, not a FIFO, no other name. -1 (said on stderr: the edit is abandoned,
  * failing closed). */
 int edit_read_copy(struct edit_target *t, struct cli_text *after);
-/* Did someone change the installed file since the edit began (or since the last call)? Not
- * through edit, since edit holds the lock: a config-management run, an mv by hand. Installing
- * over it would lose their change, so the edit says so (1; the next call compares with what
- * is there now), 0 when it is as it was, -1 on an error (said). */
-int edit_changed_meanwhile(struct edit_target *t);
 /* Install @after as the file: a new file in the same directory, root's, 0644, written and
- * fsync'ed, renamed over the old, the directory fsync'ed. -1 (said on stderr; the installed
- * file is then as it was). */
+ * fsync'ed, renamed over the old, the directory fsync'ed. Just before the rename, a look at
+ * the installed file: when someone else changed, created or removed it since the edit began
+ * (or since the last call: writers that do not take edit's lock, config management, an mv by
+ * hand), installing would lose their change, so nothing is installed and that is said (1).
+ * 0 installed; -1 on an error (said on stderr; the installed file is then as it was). */
 int edit_install(struct edit_target *t, const struct cli_text *after);
+/* The edit ends without installing after someone else's change was seen (theirs_seen): the
+ * admin's text, the copy, is kept beside the file as .BASE.kept-PID (the copy itself when
+ * that fails), and where is said. */
+void edit_keep_copy(struct edit_target *t);
 /* Remove what this command made (copy, new file, lock), release the lock, close. */
 void edit_target_close(struct edit_target *t);
 

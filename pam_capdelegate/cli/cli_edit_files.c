@@ -240,7 +240,10 @@ int edit_read_copy(struct edit_target *t, struct cli_text *after)
 	return -1;
 }
 
-int edit_changed_meanwhile(struct edit_target *t)
+/* Did someone change the installed file since the edit began (or since the last look)? Not
+ * through edit, since edit holds the lock: a config-management run, an mv by hand. 1 said (the
+ * next look compares with what is there now), 0 as it was, -1 on an error (said). */
+static int changed_meanwhile(struct edit_target *t)
 {
 	struct stat now;
 	int present = fstatat(t->dfd, t->base, &now, AT_SYMLINK_NOFOLLOW) == 0;
@@ -257,6 +260,7 @@ int edit_changed_meanwhile(struct edit_target *t)
 	t->existed = present;
 	if (present)
 		t->seen = now;
+	t->theirs_seen = 1;
 	return 1;
 }
 
@@ -290,13 +294,65 @@ int edit_install(struct edit_target *t, const struct cli_text *after)
 {
 	if (write_new(t, after) < 0)
 		return -1;
+	/* The look comes last, after the write and its fsync, which can take long on a busy
+	 * disk: a version renamed into place before it is seen; one renamed in the few
+	 * instructions left before our rename would still be replaced (no rename(2) compares). */
+	int changed = changed_meanwhile(t);
+	if (changed != 0) {
+		unlinkat(t->dfd, t->new_name, 0);	/* a next round makes it again (O_EXCL) */
+		t->made_new = 0;
+		return changed < 0 ? -1 : 1;
+	}
 	if (renameat(t->dfd, t->new_name, t->dfd, t->base) < 0)
 		return say(t, t->base, "cannot rename the new file over it", errno), -1;
 	t->made_new = 0;
+	t->theirs_seen = 0;
 	/* the rename is on disk only once the directory is */
 	if (fsync(t->dfd) < 0)
 		say(t, ".", "installed, but the directory could not be written to disk", errno);
 	return 0;
+}
+
+void edit_keep_copy(struct edit_target *t)
+{
+	char *kept = NULL;
+	int err = 0;
+	/* link, not rename: a name already there (a kept text of an earlier edit whose pid this
+	 * one has now) is never replaced */
+	for (int n = 0; n < 100 && kept == NULL; n++) {
+		if ((n == 0 ? asprintf(&kept, ".%s.kept-%ld", t->base, (long)getpid()) :
+			      asprintf(&kept, ".%s.kept-%ld.%d", t->base, (long)getpid(), n)) < 0) {
+			kept = NULL;
+			err = ENOMEM;
+			break;
+		}
+		if (linkat(t->dfd, t->copy_name, t->dfd, kept, 0) == 0)
+			break;
+		err = errno;
+		free(kept);
+		kept = NULL;
+		if (err != EEXIST)
+			break;
+	}
+	fputs("capdelegate: edit: your text for ", stderr);
+	cli_text_escape(stderr, t->path);
+	if (kept == NULL) {
+		/* not removed, then: the copy is where the text is */
+		fputs(" is left in ", stderr);
+		cli_text_escape(stderr, t->copy_path);
+		fprintf(stderr, " (it could not be kept under another name: %s; the next edit of the "
+			"file removes it)\n", strerror(err));
+		t->made_copy = 0;
+		return;
+	}
+	unlinkat(t->dfd, t->copy_name, 0);
+	t->made_copy = 0;
+	fputs(" is kept in ", stderr);
+	cli_text_escape(stderr, t->dir);
+	fputc('/', stderr);
+	cli_text_escape(stderr, kept);
+	fputs(" (a dotfile: never read as policy)\n", stderr);
+	free(kept);
 }
 
 void edit_target_close(struct edit_target *t)

@@ -5,7 +5,7 @@
 EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   check_staged_anywhere check_staged_hostile fault_alloc_staged
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
-  edit_broken_left_untouched edit_changed_meanwhile edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
+  edit_broken_left_untouched edit_changed_meanwhile edit_changed_during_install edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
   edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails edit_too_large
   check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change
   fault_edit_stat_and_lock fault_edit_lock_fails fault_edit_install_fails edit_disk_full
@@ -389,7 +389,7 @@ SH
   want_text "$ERR" "$P was changed by someone else while you edited: not installed over their version"
   want_text "$ERR" "$P left untouched: no terminal to ask what to do"
   [ "$(cat "$P")" = "carol cap_syslog" ] || fail "their version lost: $(cat "$P")"
-  no_leftovers
+  kept_text "$CASE_DIR/etc" "$P" "$(printf 'alice cap_net_raw\nbob cap_kill')"
   ED=$(editor race2 <<SH
 printf 'bob cap_kill\n' >"\$f"
 printf 'dave cap_kill\n' >"$D/.tmp"; chmod 0644 "$D/.tmp"; mv "$D/.tmp" "$D/10-x.conf"
@@ -398,7 +398,43 @@ SH
   cd_edit 10-x; want_rc 1
   want_text "$ERR" "$D/10-x.conf was created by someone else while you edited"
   [ "$(cat "$D/10-x.conf")" = "dave cap_kill" ] || fail "their drop-in lost"
-  no_leftovers
+  kept_text "$D" "$D/10-x.conf" "bob cap_kill"
+}
+
+# kept_text DIR FILE TEXT: the one thing edit left in DIR is the admin's text for FILE, named
+# in $ERR, root's and 0600, beside FILE as a dotfile (never read as a policy file); removed.
+kept_text() {
+  local kept
+  kept=$(sed -n "s|^capdelegate: edit: your text for $2 is kept in \\(.*\\) (a dotfile: never read as policy)\$|\\1|p" "$ERR")
+  [ -n "$kept" ] || fail "no line naming where the text for $2 is kept"
+  [ "$(dirname "$kept")" = "$1" ] && [[ "$(basename "$kept")" == .* ]] || fail "kept outside $1 or not a dotfile: $kept"
+  [ "$(cat "$kept")" = "$3" ] || fail "kept text: $(cat "$kept")"
+  [ "$(stat -c '%a %U' "$kept")" = "600 root" ] || fail "kept mode/owner: $(stat -c '%a %U' "$kept")"
+  rm "$kept"; no_leftovers
+}
+
+# edit looks at the installed file last, after its new file is written and on disk, just before
+# the rename: a version someone else renames into place while edit waits on the disk (fsync
+# slowed by tests/cli/slow_fsync.c) stays, and the admin's text is kept beside it, named.
+t_edit_changed_during_install() {
+  need_root; policy_dir; local cd
+  cc -shared -fPIC -o "$CASE_DIR/slow_fsync.so" "$HERE/slow_fsync.c" -ldl
+  ED=$(editor put <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  nss_env; NSSENV[0]="LD_PRELOAD=$CASE_DIR/slow_fsync.so:${NSSENV[0]#LD_PRELOAD=}"
+  env "${NSSENV[@]}" SLOW_FSYNC_SUFFIX=/.capdelegate.conf.new SLOW_FSYNC_MARK="$CASE_DIR/syncing" \
+    SLOW_FSYNC_GO="$CASE_DIR/go" EDITOR="$ED" VISUAL="" SUDO_EDITOR="" \
+    "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" & cd=$!
+  await "$CASE_DIR/syncing"
+  printf 'carol cap_syslog\n' >"$CASE_DIR/etc/.theirs"; chmod 0644 "$CASE_DIR/etc/.theirs"
+  mv "$CASE_DIR/etc/.theirs" "$P"; touch "$CASE_DIR/go"
+  RC=0; wait "$cd" || RC=$?
+  want_rc 1; no_text "$OUT" "installed"
+  want_text "$ERR" "$P was changed by someone else while you edited: not installed over their version"
+  [ "$(cat "$P")" = "carol cap_syslog" ] || fail "their version lost: $(cat "$P")"
+  kept_text "$CASE_DIR/etc" "$P" "$(printf 'alice cap_net_raw\nbob cap_kill')"
 }
 
 # $SUDO_EDITOR, then $VISUAL, then $EDITOR, split at blanks as sudoedit splits them (a

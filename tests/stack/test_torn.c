@@ -1,9 +1,10 @@
 /*
- * test_torn.c - issue 18, finding 1: a policy rewritten while logins read it. A writer process
- * rewrites the policy in place (truncate, then the text in chunks with short pauses, as a
- * script writing line by line does) and by rename (a whole file moved over it), cycling through
- * three versions whose grants differ for every user and which each end with a late "none" line,
- * while 8 processes run the real module through libpam. Every pI a login ends with must be one
+ * test_torn.c - a policy rewritten while logins read it. A writer process rewrites the policy
+ * in place (truncate, then the text in chunks with short pauses, as a script writing line by
+ * line does; every other time setting the file's times back an hour after each chunk, as
+ * cp -p, rsync -t, touch -r and tar set an old mtime) and by rename (a whole file moved over
+ * it), cycling through three versions whose grants differ for every user and which each end
+ * with a late "none" line, while 8 processes run the real module through libpam. Every pI a login ends with must be one
  * whole version's grant for that user, or empty with the reason logged: a prefix of a version
  * (dave before "dave none" is reached gets @netops's cap_net_raw) is a torn grant.
  *
@@ -118,8 +119,21 @@ static int write_all(int fd, const char *text)
 	return write(fd, text, n) == (ssize_t)n ? 0 : -1;
 }
 
-/* In place: the inode stays, its text is replaced chunk by chunk. */
-static int rewrite_in_place(const char *path, const struct version *v)
+/* The file's times set an hour back, as cp -p, rsync -t, touch -r and tar do: only the change
+ * time, which the kernel sets and no writer can, still says the file was just written. */
+static int set_old_times(int fd)
+{
+	struct timespec t[2];
+	if (clock_gettime(CLOCK_REALTIME, &t[0]) < 0)
+		return -1;
+	t[0].tv_sec -= 3600;
+	t[1] = t[0];
+	return futimens(fd, t);
+}
+
+/* In place: the inode stays, its text is replaced chunk by chunk; with @old_times, each chunk
+ * is followed by setting the file's times back an hour. */
+static int rewrite_in_place(const char *path, const struct version *v, int old_times)
 {
 	/* Half-written from the truncation on: the clock is read before the open, so that a
 	 * writer stopped in open (after the truncation, before the first chunk) counts too. */
@@ -132,6 +146,8 @@ static int rewrite_in_place(const char *path, const struct version *v)
 		if (i > 0)
 			usleep(CHUNK_PAUSE_US);
 		rc = write_all(fd, v->chunks[i]);
+		if (rc == 0 && old_times)
+			rc = set_old_times(fd);
 		long long now = mono_ns();
 		if (now - last > wstats->longest_gap_ns)
 			wstats->longest_gap_ns = now - last;
@@ -158,9 +174,9 @@ static int replace_by_rename(const char *path, const char *tmp, const struct ver
 	return rename(tmp, path);
 }
 
-/* The writer: version k % 3, in place or by rename in turn (so each version both ways), then
- * a pause, short or long in turn, so that logins meet a policy both in the middle of a change
- * and at rest. Run first in the real-time class where allowed: a writer the scheduler stops
+/* The writer: version k % 3, in place or by rename in turn (so each version both ways; every
+ * other rewrite in place sets old times as it goes), then a pause, short or long in turn, so
+ * that logins meet a policy both in the middle of a change and at rest. Run first in the real-time class where allowed: a writer the scheduler stops
  * for long in the middle of a rewrite leaves a prefix at rest, which no reader can tell from
  * a whole file (that is why capdelegate.conf(5) says to rename). */
 static void writer(const char *path)
@@ -171,7 +187,7 @@ static void writer(const char *path)
 	char *tmp = in_work(".torn.conf.tmp");
 	for (unsigned long k = 1;; k++) {
 		const struct version *v = &versions[k % NVERSIONS];
-		if ((k % 2 ? rewrite_in_place(path, v) : replace_by_rename(path, tmp, v)) < 0)
+		if ((k % 2 ? rewrite_in_place(path, v, k % 4 == 3) : replace_by_rename(path, tmp, v)) < 0)
 			_exit(5);
 		usleep(k % 4 < 2 ? 5000 : 150000);
 	}

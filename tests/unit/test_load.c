@@ -19,7 +19,8 @@
  *    between its fstat and its read (read defined here), an empty file with old times that
  *    its writer fills while the loader waits for it to settle (nanosleep defined here), a
  *    change stamped while the kernel's coarse clock lagged (clock_gettime defined here: the
- *    clock caught up), a settle wait cut short by a signal (nanosleep says EINTR once);
+ *    clock caught up), a first part whose writer set an old mtime (cp -p, touch -r), a settle
+ *    wait cut short by a signal (nanosleep says EINTR once);
  *  - a missing or refused drop-in directory closes none of the caller's descriptors.
  * Runs unprivileged, like test_policy.c (the required owner is the test's own uid).
  */
@@ -1053,6 +1054,32 @@ static void test_lagging_clock_does_not_skip_the_settle(void **state)
 	free(p);
 }
 
+/* capdelegate.conf(5): a change is dated by the file's change time, which the kernel sets and
+ * no writer can. A writer that rewrites the policy in place and sets an old modification time
+ * as it goes (cp -p, rsync -t, touch -r, tar) leaves its first part with an mtime an hour old,
+ * but a ctime of now: the loader waits, the writer's "dave none" arrives, dave gets nothing. */
+static void test_old_mtime_set_by_the_writer_still_waits(void **state)
+{
+	(void)state;
+	char *p = in_tmp("old-mtime.conf");
+	put(p, "@netops cap_net_raw\n");
+	struct timespec now, times[2];
+	assert_int_equal(clock_gettime(CLOCK_REALTIME, &now), 0);
+	times[0] = times[1] = (struct timespec){ .tv_sec = now.tv_sec - 3600, .tv_nsec = 0 };
+	assert_int_equal(utimensat(AT_FDCWD, p, times, 0), 0);
+	settle_fill_text = "dave none\n";
+	settle_fill_path = p;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, NULL), CD_POLICY_OK);
+	if (settle_fill_text != NULL)
+		fail_msg("no wait: the first part, its mtime an hour old, was taken for a policy at rest");
+	const char *groups[] = { "netops", NULL };
+	assert_true(grant_of(&pol, "dave", groups) == 0);
+	assert_true(grant_of(&pol, "carol", groups) == BIT(CAP_NET_RAW));
+	cd_policy_free(&pol);
+	free(p);
+}
+
 /* A signal during the settle wait (a login's SIGALRM, SIGCHLD) does not shorten it: the rest of
  * the time is slept. The writer's "dave none" comes only after the interruption. */
 static void test_settle_wait_survives_a_signal(void **state)
@@ -1228,6 +1255,7 @@ int main(void)
 		cmocka_unit_test_setup(test_file_grown_since_fstat, setup),
 		cmocka_unit_test_setup(test_empty_file_with_old_times_waits, setup),
 		cmocka_unit_test_setup(test_lagging_clock_does_not_skip_the_settle, setup),
+		cmocka_unit_test_setup(test_old_mtime_set_by_the_writer_still_waits, setup),
 		cmocka_unit_test_setup(test_policy_at_rest_read_without_a_wait, setup),
 		cmocka_unit_test_setup(test_settle_wait_survives_a_signal, setup),
 		cmocka_unit_test_setup(test_fstat_or_read_fails, setup),

@@ -15,8 +15,8 @@
 
 /* 2: fP, fI and fE of a value the kernel will not show are null (unknown), no longer empty;
  * scan.vanished, errors[] and vanished[] added. 3: host and host_hex added (report).
- * 4: userdb (systemd's user records) added. */
-#define SCHEMA_VERSION 4
+ * 4: userdb (systemd's user records) added. 5: userdb.records[].privileged added. */
+#define SCHEMA_VERSION 5
 
 /* "key": "text", "key_hex": "bytes" - the string for people, the hex for exact bytes. */
 static void json_name(FILE *out, const char *key, const char *s)
@@ -217,6 +217,8 @@ static void json_record(FILE *out, const struct cli_userdb_record *r)
 	json_name_or_null(out, "hidden_by", r->hidden_by);
 	fputc(',', out);
 	json_name_or_null(out, "same_as", r->same_as);
+	fputc(',', out);
+	json_name_or_null(out, "privileged", r->privileged);
 	fputs(",\"error\":", out);
 	if (r->error != NULL)
 		cli_json_string(out, r->error);

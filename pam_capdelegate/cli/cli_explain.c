@@ -249,6 +249,10 @@ static void print_record(struct cli_table *t, const struct cli_userdb_record *r,
 		cli_text_escape(out, r->same_as);
 	} else {
 		fputs("applies", out);
+		if (r->privileged != NULL) {
+			fputs(", with ", out);
+			cli_text_escape(out, r->privileged);
+		}
 	}
 	cli_table_end_row(t);
 }

@@ -362,13 +362,12 @@ static int cap_set(struct reader *r, int *has, cd_capmask *m)
 	return container(r, ']', cap_element, m);
 }
 
-/* The sets of one object (the record or a perMachine section), merged into @f below. */
+/* The sets of one object (the record or a perMachine section), kept in @f below. */
 struct section {
 	struct cli_userdb_fields *f;
 	int top;
 	unsigned seen;		/* keys met, by enum key: a second one is refused */
-	int has_ambient, has_bounding;
-	cd_capmask ambient, bounding;
+	struct cli_userdb_sets sets;
 };
 
 static enum key key_of(const char *k, int top)
@@ -386,16 +385,28 @@ static enum key key_of(const char *k, int top)
 	return K_OTHER;
 }
 
-static void merge(struct cli_userdb_fields *f, const struct section *s)
+/* @s into @into: the ambient sets' union, the bounding sets' intersection. */
+static void merge(struct cli_userdb_sets *into, const struct cli_userdb_sets *s)
 {
 	if (s->has_ambient) {
-		f->ambient = f->has_ambient ? f->ambient | s->ambient : s->ambient;
-		f->has_ambient = 1;
+		into->ambient = into->has_ambient ? into->ambient | s->ambient : s->ambient;
+		into->has_ambient = 1;
 	}
 	if (s->has_bounding) {
-		f->bounding = f->has_bounding ? f->bounding & s->bounding : s->bounding;
-		f->has_bounding = 1;
+		into->bounding = into->has_bounding ? into->bounding & s->bounding : s->bounding;
+		into->has_bounding = 1;
 	}
+}
+
+/* The record's sets: its top level's merged with its perMachine sections'. */
+static void settle(struct cli_userdb_fields *f)
+{
+	struct cli_userdb_sets all = f->top;
+	merge(&all, &f->per_machine);
+	f->has_ambient = all.has_ambient;
+	f->ambient = all.ambient;
+	f->has_bounding = all.has_bounding;
+	f->bounding = all.bounding;
 }
 
 static int section_object(struct reader *r, struct cli_userdb_fields *f, int top);
@@ -422,8 +433,8 @@ static int section_value(struct reader *r, struct section *s, enum key k)
 		if (r->p < r->end && (*r->p == '-' || (*r->p >= '0' && *r->p <= '9')))
 			return read_number(r, &s->f->has_uid, &s->f->uid);
 		return skip_value(r);	/* not a uid: the name check then fails for UID.user */
-	case K_AMBIENT: return cap_set(r, &s->has_ambient, &s->ambient);
-	case K_BOUNDING: return cap_set(r, &s->has_bounding, &s->bounding);
+	case K_AMBIENT: return cap_set(r, &s->sets.has_ambient, &s->sets.ambient);
+	case K_BOUNDING: return cap_set(r, &s->sets.has_bounding, &s->sets.bounding);
 	case K_PERMACHINE:
 		if (r->p < r->end && *r->p == 'n')
 			return literal(r, "null");
@@ -460,8 +471,41 @@ static int section_object(struct reader *r, struct cli_userdb_fields *f, int top
 	struct section s = { .f = f, .top = top };
 	if (container(r, '}', section_member, &s) < 0)
 		return -1;
-	merge(f, &s);
+	if (top) {
+		f->keys = s.seen;
+		f->top = s.sets;
+	} else {
+		merge(&f->per_machine, &s.sets);
+	}
 	return 0;
+}
+
+/* NAME.user-privileged's @over merged into the record @f as systemd merges it
+ * (sd_json_variant_merge_object): each top-level key @over holds replaces @f's key of that
+ * name whole, a null one too; perMachine is replaced, not joined. */
+static void overlay(struct cli_userdb_fields *f, struct cli_userdb_fields *over)
+{
+	if (over->keys & 1u << K_USERNAME) {
+		free(f->user);
+		f->user = over->user;
+		over->user = NULL;
+	}
+	if (over->keys & 1u << K_UID) {
+		f->has_uid = over->has_uid;
+		f->uid = over->uid;
+	}
+	if (over->keys & 1u << K_AMBIENT) {
+		f->top.has_ambient = over->top.has_ambient;
+		f->top.ambient = over->top.ambient;
+	}
+	if (over->keys & 1u << K_BOUNDING) {
+		f->top.has_bounding = over->top.has_bounding;
+		f->top.bounding = over->top.bounding;
+	}
+	if (over->keys & 1u << K_PERMACHINE)
+		f->per_machine = over->per_machine;
+	f->keys |= over->keys;
+	settle(f);
 }
 
 void cli_userdb_fields_free(struct cli_userdb_fields *f)
@@ -490,8 +534,10 @@ int cli_userdb_parse(const char *buf, size_t len, struct cli_userdb_fields *out,
 		skip_ws(&r);
 		rc = r.p == r.end ? 0 : refuse(&r, "trailing bytes after the JSON object");
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		settle(out);
 		return 0;
+	}
 	cli_userdb_fields_free(out);
 	*why = r.why;
 	return r.oom ? -2 : -1;
@@ -529,6 +575,21 @@ static int set_error(struct cli_userdb *db, struct cli_userdb_record *rec, const
 	return 0;
 }
 
+/* The record's error about a file read for it: @companion NULL for NAME.user itself, else
+ * the path of its NAME.user-privileged ("cannot merge PATH: WHAT: DETAIL"). */
+static int file_error(struct cli_userdb *db, struct cli_userdb_record *rec, const char *companion,
+		      const char *what, const char *detail)
+{
+	if (companion == NULL)
+		return set_error(db, rec, what, detail);
+	char *text = NULL;
+	if (asprintf(&text, "cannot merge %s: %s", companion, what) < 0)
+		return -1;
+	int rc = set_error(db, rec, text, detail);
+	free(text);
+	return rc;
+}
+
 static const char *file_type(mode_t m)
 {
 	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
@@ -561,60 +622,149 @@ static const char *name_mismatch(const struct cli_userdb_fields *f, const char *
 	return NULL;
 }
 
-/* Judge the open descriptor, never the name again: it is what was read. */
-static int read_open_record(struct cli_userdb *db, struct cli_userdb_record *rec, int fd,
-			    const char *name)
+/* Read and parse the open @fd (NAME.user, or with @companion its NAME.user-privileged) into
+ * @f, its file's identity into @st. Judge the open descriptor, never the name again: it is
+ * what was read. 0 read, 1 refused (the record's error says why), -1 out of memory. */
+static int read_fields(struct cli_userdb *db, struct cli_userdb_record *rec, int fd,
+		       const char *companion, struct cli_userdb_fields *f, struct stat *st)
 {
-	struct stat st;
 	struct cli_text t = { NULL, 0 };
 	const char *why;
-	if (fstat(fd, &st) < 0)
-		return set_error(db, rec, "cannot examine", strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return set_error(db, rec, "not a regular file", file_type(st.st_mode));
-	rec->dev = st.st_dev;
-	rec->ino = st.st_ino;
+	if (fstat(fd, st) < 0)
+		return file_error(db, rec, companion, "cannot examine", strerror(errno)) < 0 ? -1 : 1;
+	if (!S_ISREG(st->st_mode))
+		return file_error(db, rec, companion, "not a regular file", file_type(st->st_mode)) < 0 ? -1 : 1;
 	int rc = cli_read_bounded(fd, CLI_USERDB_MAX_BYTES, &t);
 	if (rc == -2)
 		rc = -1;
 	else if (rc < 0)
-		rc = set_error(db, rec, "cannot read", strerror(errno));
+		rc = file_error(db, rec, companion, "cannot read", strerror(errno)) < 0 ? -1 : 1;
 	else if (t.len > CLI_USERDB_MAX_BYTES)
-		rc = set_error(db, rec, "larger than 262144 bytes: refused unread", NULL);
-	else if ((rc = cli_userdb_parse(t.bytes, t.len, &rec->f, &why)) == -1)
-		rc = set_error(db, rec, "not a user record systemd reads", why);
-	else if (rc == 0 && (why = name_mismatch(&rec->f, name)) != NULL)
-		rc = set_error(db, rec, why, NULL);
+		rc = file_error(db, rec, companion, "larger than 262144 bytes: refused unread", NULL) < 0 ? -1 : 1;
+	else if ((rc = cli_userdb_parse(t.bytes, t.len, f, &why)) == -1)
+		rc = file_error(db, rec, companion, companion ? "not a JSON object systemd reads"
+					: "not a user record systemd reads", why) < 0 ? -1 : 1;
+	else if (rc == -2)
+		rc = -1;
 	cli_text_free(&t);
+	return rc;
+}
+
+/* NAME.user-privileged beside the record read from DIR/NAME.user (userdb-dropin.c load_user):
+ * systemd merges it when it opens; a name that opens with ENOENT is none (the record is
+ * complete); any other failure, and a file that is no JSON object, fail the lookup of the
+ * record. A link to /dev/null opens too, and is no JSON object. -1 out of memory. */
+static int read_companion(struct cli_userdb *db, struct cli_userdb_record *rec, int dfd,
+			  const char *name)
+{
+	char *pname = NULL, *ppath = NULL;
+	struct cli_userdb_fields over = { 0 };
+	struct stat st;
+	int rc = 0, fd = -1;
+	if (asprintf(&pname, "%s-privileged", name) < 0)
+		return -1;
+	if (asprintf(&ppath, "%s-privileged", rec->path) < 0) {
+		free(pname);
+		return -1;
+	}
+	/* judged by stat before it is opened: a FIFO would block the open, a device act on it */
+	if (fstatat(dfd, pname, &st, 0) < 0)
+		rc = errno == ENOENT ? 0 : file_error(db, rec, ppath, "cannot examine", strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = file_error(db, rec, ppath, "not a regular file", file_type(st.st_mode));
+	else if ((fd = openat(dfd, pname, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) < 0)
+		rc = errno == ENOENT ? 0 : file_error(db, rec, ppath, "cannot open", strerror(errno));
+	else if ((rc = read_fields(db, rec, fd, ppath, &over, &st)) == 0) {
+		overlay(&rec->f, &over);
+		rec->privileged = ppath;
+		ppath = NULL;
+		rec->pdev = st.st_dev;
+		rec->pino = st.st_ino;
+	}
+	if (fd >= 0)
+		close(fd);
+	cli_userdb_fields_free(&over);
+	free(pname);
+	free(ppath);
 	return rc < 0 ? -1 : 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* Where systemd's lookup of @name stops before directory @dir, if it does: the first earlier
+ * name that opens (a record, unless absent, or a mask). NULL if none. */
+static const char *hider(const struct cli_userdb *db, size_t dir, const char *name)
+{
+	const char *rec = NULL, *mask = NULL;
+	size_t rec_dir = dir, mask_dir = dir;
+	for (size_t i = 0; i + 1 < db->nrecords && rec == NULL; i++) {
+		const struct cli_userdb_record *r = &db->records[i];
+		if (r->dir < dir && !r->absent && !r->is_dir && strcmp(base_name(r->path), name) == 0) {
+			rec = r->path;
+			rec_dir = r->dir;
+		}
+	}
+	for (size_t i = 0; i < db->nmasks && mask == NULL; i++)
+		if (db->masks[i].dir < dir && strcmp(base_name(db->masks[i].path), name) == 0) {
+			mask = db->masks[i].path;
+			mask_dir = db->masks[i].dir;
+		}
+	return mask != NULL && mask_dir < rec_dir ? mask : rec;
+}
+
+/* A name linked to /dev/null: no record, but where systemd's lookup stops. */
+static int add_mask(struct cli_userdb *db, size_t dir, const char *name)
+{
+	struct cli_userdb_mask *nm = realloc(db->masks, (db->nmasks + 1) * sizeof(*nm));
+	if (nm == NULL)
+		return -1;
+	db->masks = nm;
+	nm[db->nmasks] = (struct cli_userdb_mask){ .dir = dir };
+	if (asprintf(&nm[db->nmasks].path, "%s/%s", db->dirs[dir], name) < 0)
+		return -1;
+	db->nmasks++;
+	return 0;
 }
 
 /* One entry. A FIFO or device is judged by stat before any open (an open of a device may
  * act on it); the regular file opened is then judged again by fstat. Symlinks are followed,
- * as systemd follows them (UID.user -> NAME.user). 1: masked, no record. */
-static int read_record(struct cli_userdb *db, int dfd, const char *dir, const char *name)
+ * as systemd follows them (UID.user -> NAME.user). */
+static int read_record(struct cli_userdb *db, int dfd, size_t dir, const char *name)
 {
 	struct stat st;
 	if (fstatat(dfd, name, &st, 0) == 0 && is_null_device(&st))
-		return 1;
-	struct cli_userdb_record *rec = add_record(db, dir, name);
+		return add_mask(db, dir, name);
+	struct cli_userdb_record *rec = add_record(db, db->dirs[dir], name);
 	if (rec == NULL)
 		return -1;
-	for (size_t i = 0; i + 1 < db->nrecords && rec->hidden_by == NULL; i++) {
-		const char *other = strrchr(db->records[i].path, '/');
-		if (other != NULL && strcmp(other + 1, name) == 0)
-			rec->hidden_by = db->records[i].path;
-	}
-	if (fstatat(dfd, name, &st, 0) < 0)
+	rec->dir = dir;
+	rec->hidden_by = hider(db, dir, name);
+	if (fstatat(dfd, name, &st, 0) < 0) {
+		rec->absent = errno == ENOENT;
 		return set_error(db, rec, "cannot examine", strerror(errno));
+	}
 	if (!S_ISREG(st.st_mode))
 		return set_error(db, rec, "not a regular file", file_type(st.st_mode));
 	int fd = openat(dfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
+	if (fd < 0) {
+		rec->absent = errno == ENOENT;
 		return set_error(db, rec, "cannot open", strerror(errno));
-	int rc = read_open_record(db, rec, fd, name);
+	}
+	int rc = read_fields(db, rec, fd, NULL, &rec->f, &st);
 	close(fd);
-	return rc;
+	if (rc == 0) {
+		rec->dev = st.st_dev;
+		rec->ino = st.st_ino;
+		rc = read_companion(db, rec, dfd, name);
+	}
+	const char *why;
+	if (rc == 0 && rec->error == NULL && (why = name_mismatch(&rec->f, name)) != NULL)
+		rc = set_error(db, rec, why, NULL);
+	return rc < 0 ? -1 : 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -665,30 +815,35 @@ static void free_names(char **names, size_t n)
 
 /* A directory that cannot be read is an error record under its own path: its records are
  * unknown, which is not none. */
-static int dir_error(struct cli_userdb *db, const char *dir, int err)
+static int dir_error(struct cli_userdb *db, size_t index, int err)
 {
-	struct cli_userdb_record *rec = add_record(db, dir, NULL);
-	return rec == NULL ? -1 : set_error(db, rec, "cannot read the directory", strerror(err));
+	struct cli_userdb_record *rec = add_record(db, db->dirs[index], NULL);
+	if (rec == NULL)
+		return -1;
+	rec->dir = index;
+	rec->is_dir = 1;
+	return set_error(db, rec, "cannot read the directory", strerror(err));
 }
 
-static int load_dir(struct cli_userdb *db, const char *dir)
+static int load_dir(struct cli_userdb *db, size_t index)
 {
+	const char *dir = db->dirs[index];
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	if (dfd < 0)
-		return errno == ENOENT ? 0 : dir_error(db, dir, errno);
+		return errno == ENOENT ? 0 : dir_error(db, index, errno);
 	DIR *d = fdopendir(dfd);
 	if (d == NULL) {
 		int err = errno;
 		close(dfd);
-		return dir_error(db, dir, err);
+		return dir_error(db, index, err);
 	}
 	char **names;
 	size_t n;
 	int rc = list_names(d, &names, &n);
 	if (rc == -2)
-		rc = dir_error(db, dir, errno);
+		rc = dir_error(db, index, errno);
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = read_record(db, dirfd(d), dir, names[i]) < 0 ? -1 : 0;
+		rc = read_record(db, dirfd(d), index, names[i]);
 	free_names(names, n);
 	closedir(d);
 	return rc;
@@ -705,9 +860,12 @@ static int named_for_user(const struct cli_userdb_record *r)
 	return strncmp(base, r->f.user, n) == 0 && strcmp(base + n, ".user") == 0;
 }
 
+/* Two names of one record: one file, and one companion merged into it (or none). */
 static int one_file(const struct cli_userdb_record *a, const struct cli_userdb_record *b)
 {
-	return a->error == NULL && b->error == NULL && a->dev == b->dev && a->ino == b->ino;
+	return a->error == NULL && b->error == NULL && a->dev == b->dev && a->ino == b->ino &&
+	       (a->privileged != NULL) == (b->privileged != NULL) &&
+	       (a->privileged == NULL || (a->pdev == b->pdev && a->pino == b->pino));
 }
 
 /* The record that holds the file @db->records[@i] was read from: of the names of that file,
@@ -743,7 +901,7 @@ int cli_userdb_load(struct cli_userdb *db, const char *const *dirs, size_t ndirs
 {
 	*db = (struct cli_userdb){ .dirs = dirs, .ndirs = ndirs };
 	for (size_t i = 0; i < ndirs; i++)
-		if (load_dir(db, dirs[i]) < 0)
+		if (load_dir(db, i) < 0)
 			return -1;
 	mark_other_names(db);
 	return 0;
@@ -754,9 +912,15 @@ void cli_userdb_free(struct cli_userdb *db)
 	for (size_t i = 0; i < db->nrecords; i++) {
 		free(db->records[i].path);
 		free(db->records[i].error);
+		free(db->records[i].privileged);
 		cli_userdb_fields_free(&db->records[i].f);
 	}
 	free(db->records);
 	db->records = NULL;
 	db->nrecords = 0;
+	for (size_t i = 0; i < db->nmasks; i++)
+		free(db->masks[i].path);
+	free(db->masks);
+	db->masks = NULL;
+	db->nmasks = 0;
 }

@@ -9,6 +9,8 @@ USERDB_CASES=(
   userdb_odd_names userdb_search_order userdb_one_record_two_names userdb_numbers fault_alloc_userdb
   userdb_uid_file_names valgrind_userdb_prefixes userdb_string_escapes
   userdb_read_failures fault_asprintf_userdb fault_memstream_userdb
+  userdb_absent_name_hides_nothing userdb_privileged_merged userdb_privileged_refused
+  userdb_privileged_json
 )
 
 TAB=$'\t'
@@ -50,7 +52,7 @@ t_userdb_ambient_json() {
   python3 - "$OUT" "$d" <<'PY' >&2 || fail "userdb in JSON"
 import json, sys
 doc, d = json.load(open(sys.argv[1])), sys.argv[2]
-assert doc["version"] == 4, doc["version"]
+assert doc["version"] == 5, doc["version"]
 assert doc["userdb"]["directories"] == [d], doc["userdb"]
 recs = {r["path"]: r for r in doc["userdb"]["records"]}
 assert recs[d + "/bob.user"]["user"] == "bob" and recs[d + "/bob.user"]["ambient"] == ["cap_net_raw"], recs
@@ -292,7 +294,10 @@ t_fault_alloc_userdb() {
   record "$d" alice '{"userName":"alice","capabilityBoundingSet":["cap_chown"]}'
   record "$d" bob '{"userName":"bob","perMachine":[{"capabilityBoundingSet":["cap_net_raw"]}],"x":"\\u00e9"}'
   record "$d" carol '{"userName":"carol","capabilityAmbientSet":[]}'
-  n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty"); echo "audit: $n" >&2
+  # a companion merged (its strings, its sets), and a mask that hides a later record
+  printf '%s' '{"userName":"carol","capabilityAmbientSet":["cap_kill"],"perMachine":[{"x":"\u00e9"}]}' >"$d/carol.user-privileged"
+  ln -s /dev/null "$d/dave.user"; record "$CASE_DIR/db2" dave '{"userName":"dave","capabilityAmbientSet":["cap_kill"]}'
+  n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" --userdb "$CASE_DIR/db2" "$CASE_DIR/empty"); echo "audit: $n" >&2
 }
 
 # systemd's own layout (userdbctl, nss-systemd): NAME.user and a link UID.user -> NAME.user,
@@ -516,6 +521,15 @@ t_fault_asprintf_userdb() {
   n=$(CD_FAULT_ASPRINTF='%s%s%s' SWEEP=CD_FAULT_NTH sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty")
   echo "audit: $n" >&2
   [ "${n%% *}" -ge 5 ] || fail "$n: fewer than the records' paths and errors"
+  # a companion's name and path, the error naming it, and a mask's path
+  printf '%s' '{"capabilityAmbientSet":["cap_kill"]}' >"$d/alice.user-privileged"
+  printf '%s' '{' >"$d/carol.user-privileged"; ln -s /dev/null "$d/dave.user"
+  local f
+  for f in '%s-privileged' 'cannot merge %s: %s' '%s/%s'; do
+    n=$(CD_FAULT_ASPRINTF="$f" SWEEP=CD_FAULT_NTH sweep_alloc audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty")
+    echo "audit, $f: $n" >&2
+    [ "${n%% *}" -ge 1 ] || fail "$f: $n"
+  done
 }
 
 # Each open_memstream(3) (a decoded JSON string, an output row) failing in turn: exit 2 with a
@@ -537,4 +551,129 @@ t_fault_memstream_userdb() {
   CD_FAULT_MEMSTREAM=1 cd_fault audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty"
   want_rc 2; want_line "$ERR" "capdelegate: audit: out of memory; no report"
   no_text "$OUT" "userdb-invalid"
+}
+
+# systemd's lookup by name (userdb-dropin.c, search_and_open) opens NAME.user in each directory
+# in turn and goes on to the next only when the open fails with ENOENT: a dangling link (or a
+# name gone meanwhile) hides nothing, and the later record is the one a login applies. Any
+# other name that opens stops the search there: a mask (a link to /dev/null, which opens and
+# is no record), or a record that cannot be read (systemd's lookup then fails).
+t_userdb_absent_name_hides_nothing() {
+  need_root; local a="$CASE_DIR/etc" b="$CASE_DIR/lib" p; p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  record "$b" bob '{"userName":"bob","capabilityAmbientSet":["cap_net_raw"]}'
+  mkdir -p "$a"; ln -s nowhere "$a/bob.user"
+  udb_audit "$a" "$b"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$b/bob.user${TAB}cap_net_raw${TAB}"
+  cd_nss audit --json --config "$p" --confdir '' --userdb "$a" --userdb "$b" "$CASE_DIR/empty"
+  python3 - "$OUT" "$a" "$b" <<'PY' >&2 || fail "JSON: the later record is hidden by nothing"
+import json, sys
+doc, a, b = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+recs = {r["path"]: r for r in doc["userdb"]["records"]}
+assert recs[b + "/bob.user"]["hidden_by"] is None, recs
+assert "No such file or directory" in recs[a + "/bob.user"]["error"], recs
+PY
+  cd_nss explain bob --config "$p" --confdir '' --userdb "$a" --userdb "$b" "$CASE_DIR/empty"; want_rc 2
+  want_line "$OUT" "userdb\t$b/bob.user\tambient=cap_net_raw\tbounding=-\tadds=cap_net_raw\tremoves=none\tapplies"
+  # a mask opens: the search stops there, and the later record is never applied
+  rm "$a/bob.user"; ln -s /dev/null "$a/bob.user"
+  udb_audit "$a" "$b"; want_rc 1; no_text "$OUT" "ambient-grant"
+  cd_nss explain bob --config "$p" --confdir '' --userdb "$a" --userdb "$b" "$CASE_DIR/empty"; want_rc 0
+  want_line "$OUT" "userdb\t$b/bob.user\tambient=cap_net_raw\tbounding=-\tadds=cap_net_raw\tremoves=none\thidden by $a/bob.user"
+  # a name whose open fails otherwise (a link to itself: ELOOP) stops it too: systemd's lookup
+  # fails, and the later record is never applied
+  rm "$a/bob.user"; ln -s bob.user "$a/bob.user"
+  udb_audit "$a" "$b"; want_rc 2
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$a/bob.user${TAB}none${TAB}user record not audited: cannot examine: Too many levels of symbolic links"
+  no_text "$OUT" "ambient-grant"
+}
+
+# NAME.user-privileged beside NAME.user (systemd's userdb-dropin.c load_user): systemd merges its
+# top-level keys into the record, each replacing the record's own key of that name, so it may
+# set or clear capabilityAmbientSet, capabilityBoundingSet and perMachine. Its "privileged"
+# section carries no capability set (user-record.c reads passwords and keys there).
+t_userdb_privileged_merged() {
+  need_root; local d="$CASE_DIR/db" e="$CASE_DIR/other" p; p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  record "$d" bob '{"userName":"bob","uid":1002}'
+  printf '%s' '{"capabilityAmbientSet":["cap_sys_time"],"privileged":{"hashedPassword":["x"]}}' >"$d/bob.user-privileged"
+  # the companion's key replaces the record's: null clears the record's set
+  record "$d" carol '{"userName":"carol","capabilityAmbientSet":["cap_kill"]}'
+  printf '%s' '{"capabilityAmbientSet":null}' >"$d/carol.user-privileged"
+  # perMachine replaced whole, bounding set from the companion
+  record "$d" alice '{"userName":"alice","perMachine":[{"matchHostname":"x","capabilityAmbientSet":["cap_chown"]}]}'
+  printf '%s' '{"perMachine":[],"capabilityBoundingSet":["cap_chown"]}' >"$d/alice.user-privileged"
+  # a set inside the privileged section is not one systemd applies
+  record "$d" dave '{"userName":"dave"}'
+  printf '%s' '{"privileged":{"capabilityAmbientSet":["cap_net_raw"]}}' >"$d/dave.user-privileged"
+  # the companion of a record in another directory is not merged
+  record "$e" erin '{"userName":"erin"}'
+  mkdir -p "$d"; printf '%s' '{"capabilityAmbientSet":["cap_net_raw"]}' >"$d/erin.user-privileged"
+  # a dangling companion is none (systemd: ENOENT, the record is complete)
+  record "$d" frank '{"userName":"frank","capabilityAmbientSet":["cap_setuid"]}'
+  ln -s nowhere "$d/frank.user-privileged"
+  udb_audit "$d" "$e"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_sys_time${TAB}user record of bob raises"
+  no_text "$OUT" "ambient-grant${TAB}$d/carol.user"
+  no_text "$OUT" "$d/alice.user${TAB}cap_chown"
+  want_text "$OUT" "finding${TAB}bounding-drop${TAB}$d/alice.user${TAB}cap_net_raw${TAB}"
+  no_text "$OUT" "$d/dave.user"; no_text "$OUT" "$e/erin.user"
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/frank.user${TAB}cap_setuid${TAB}"
+  no_text "$OUT" "userdb-invalid"
+  [ "$(count_lines "$OUT" ambient-grant)" -eq 2 ] || fail "two ambient grants"
+  # UID.user and UID.user-privileged linked to the name's, as nss-systemd(8) lays them out: one record
+  ln -s bob.user "$d/1002.user"; ln -s bob.user-privileged "$d/1002.user-privileged"
+  udb_audit "$d" "$e"; want_rc 2
+  [ "$(count_lines "$OUT" "ambient-grant${TAB}$d/")" -eq 2 ] || fail "bob's record reported twice"
+  cd_nss explain bob --config "$p" --confdir '' --userdb "$d" "$CASE_DIR/empty"; want_rc 0
+  want_line "$OUT" "userdb\t$d/bob.user\tambient=cap_sys_time\tbounding=-\tadds=cap_sys_time\tremoves=none\tapplies, with $d/bob.user-privileged"
+  want_line "$OUT" "userdb\t$d/1002.user\tambient=cap_sys_time\tbounding=-\tadds=cap_sys_time\tremoves=none\tsame record as $d/bob.user"
+}
+
+# A companion systemd opens and cannot merge makes its lookup of the record fail: the record is
+# a userdb-invalid, and it still hides the name in later directories.
+t_userdb_privileged_refused() {
+  need_root; local name text why i=0 dirs=() whys=() names=() last="$CASE_DIR/last"
+  while IFS='|' read -r name text why; do
+    i=$((i + 1))
+    record "$CASE_DIR/d$i" "$name" '{"userName":"bob","uid":1002}'
+    if [ "$text" = '@null' ]; then ln -s /dev/null "$CASE_DIR/d$i/$name.user-privileged"
+    elif [ "$text" = '@dir' ]; then mkdir "$CASE_DIR/d$i/$name.user-privileged"
+    else printf '%b' "$text" >"$CASE_DIR/d$i/$name.user-privileged"; fi
+    dirs+=("$CASE_DIR/d$i"); names+=("$name"); whys+=("$why")
+  done <<'CASES'
+bob|{"capabilityAmbientSet":["cap_net_raw"]|cannot merge CASEDIR/bob.user-privileged: not a JSON object systemd reads: truncated
+bob|["cap_net_raw"]|cannot merge CASEDIR/bob.user-privileged: not a JSON object systemd reads: not a JSON object
+bob|{"capabilityAmbientSet":["cap_net_raw"],"capabilityAmbientSet":[]}|cannot merge CASEDIR/bob.user-privileged: not a JSON object systemd reads: duplicate key (systemd refuses the record)
+bob|{"capabilityAmbientSet":["cap_bogus"]}|cannot merge CASEDIR/bob.user-privileged: not a JSON object systemd reads: a capability set names a capability libcap does not know
+bob|{"userName":"alice"}|its userName is not the file name
+1002|{"uid":1003}|its uid is not the number in the file name
+bob|@null|cannot merge CASEDIR/bob.user-privileged: not a regular file: a character device
+bob|@dir|cannot merge CASEDIR/bob.user-privileged: not a regular file: a directory
+CASES
+  record "$last" bob '{"userName":"bob","capabilityAmbientSet":["cap_net_raw"]}'
+  udb_audit "${dirs[@]}" "$last"; want_rc 2
+  no_text "$OUT" "ambient-grant"
+  for i in "${!dirs[@]}"; do
+    want_text "$OUT" "finding${TAB}userdb-invalid${TAB}${dirs[$i]}/${names[$i]}.user${TAB}none${TAB}user record not audited: ${whys[$i]//CASEDIR/${dirs[$i]}}"
+  done
+}
+
+# audit --json: each record names the companion merged into it (capdelegate(8), JSON OUTPUT).
+t_userdb_privileged_json() {
+  need_root; local d="$CASE_DIR/db" p; p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  record "$d" bob '{"userName":"bob","capabilityBoundingSet":["cap_net_raw"]}'
+  printf '%s' '{"capabilityAmbientSet":["cap_sys_time"]}' >"$d/bob.user-privileged"
+  record "$d" carol '{"userName":"carol"}'
+  cd_nss audit --json --config "$p" --confdir '' --userdb "$d" "$CASE_DIR/empty"; want_rc 2
+  "$HERE/check-json.py" --may-be-empty files --may-be-empty matrix --may-be-empty errors \
+    --may-be-empty vanished "$MAN" "$OUT" >&2 || fail "JSON schema"
+  python3 - "$OUT" "$d" <<'PY' >&2 || fail "userdb.records[].privileged"
+import json, sys
+doc, d = json.load(open(sys.argv[1])), sys.argv[2]
+recs = {r["path"]: r for r in doc["userdb"]["records"]}
+bob, carol = recs[d + "/bob.user"], recs[d + "/carol.user"]
+assert bob["privileged"] == d + "/bob.user-privileged", bob
+assert bob["ambient"] == ["cap_sys_time"] and bob["bounding"] == ["cap_net_raw"], bob
+assert carol["privileged"] is None and carol["privileged_hex"] is None, carol
+assert d + "/bob.user-privileged" not in recs, recs
+PY
 }

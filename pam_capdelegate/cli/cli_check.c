@@ -230,7 +230,8 @@ static void note_recent_edit(const struct cd_policy *pol)
 	cli_text_escape(stderr, real);
 	fprintf(stderr, ": modified %lld seconds ago: install policy files by rename (a temporary "
 		"file in the same directory, then mv), never rewrite one in place: a login may read "
-		"it half-written\n", (long long)(now > when ? now - when : 0));
+		"it half-written (capdelegate edit installs by rename; nothing to do after it)\n",
+		(long long)(now > when ? now - when : 0));
 	free(real);
 }
 

@@ -11,7 +11,7 @@ t_check_recent_edit_note() {
   p=$(printf 'alice cap_net_raw\n' | policy)
   cd_nss check --config "$p" --confdir ""; want_rc 0
   want_text "$ERR" "capdelegate: note: $p: modified "
-  want_text "$ERR" " seconds ago: install policy files by rename (a temporary file in the same directory, then mv), never rewrite one in place: a login may read it half-written"
+  want_text "$ERR" " seconds ago: install policy files by rename (a temporary file in the same directory, then mv), never rewrite one in place: a login may read it half-written (capdelegate edit installs by rename; nothing to do after it)"
   touch -d '-11 minutes' "$p"
   cd_nss check --config "$p" --confdir ""; want_rc 0; no_text "$ERR" "modified"
   mkdir -p "$d"; printf 'bob cap_kill\n' >"$d/10-bob.conf"; chmod 0644 "$d/10-bob.conf"

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -220,9 +221,13 @@ static int child_fd(pid_t pid)
 #endif
 }
 
-static void exec_editor(const struct editor *e)
+/* The editor gets the lock's descriptor (its flock), so the lock outlives an edit killed
+ * while its editor runs on (cli_edit_files.c, lock_refused). */
+static void exec_editor(const struct editor *e, int lock_fd)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	if (fcntl(lock_fd, F_SETFD, 0) < 0)
+		_exit(127);
 	sigemptyset(&dfl.sa_mask);
 	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
 		sigaction(caught[i], &dfl, NULL);
@@ -231,10 +236,11 @@ static void exec_editor(const struct editor *e)
 	_exit(127);
 }
 
-/* Run the editor on @file and wait. While it runs, SIGINT and SIGQUIT are the editor's (the
- * terminal's keys reach it; it decides what they mean), as system(3) arranges; SIGTERM and
- * SIGHUP are passed on to it, and the edit ends when it has. Returns its wait status, or -1. */
-static int run_editor(const struct editor *e, const char *file)
+/* Run the editor on @t's copy and wait. While it runs, SIGINT and SIGQUIT are the editor's
+ * (the terminal's keys reach it; it decides what they mean), as system(3) arranges; SIGTERM
+ * and SIGHUP are passed on to it, and the edit ends when it has. Returns its wait status, or
+ * -1. */
+static int run_editor(const struct editor *e, struct edit_target *t)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, dfl = { .sa_handler = SIG_DFL }, chld = dfl;
 	sigemptyset(&ign.sa_mask);
@@ -246,14 +252,18 @@ static int run_editor(const struct editor *e, const char *file)
 	 * a status. The wait needs the default; the old disposition is put back after it. */
 	sigaction(SIGCHLD, &dfl, &chld);
 	e->argv[e->nwords] = "--";
-	e->argv[e->nwords + 1] = (char *)file;
+	e->argv[e->nwords + 1] = t->copy_path;
 	e->argv[e->nwords + 2] = NULL;
 	fflush(NULL);
 	block_signals(SIG_BLOCK, NULL);	/* one that comes now is seen by wait_readable */
 	pid_t pid = got_signal ? -1 : fork();
 	if (pid == 0)
-		exec_editor(e);
+		exec_editor(e, t->lock_fd);
 	block_signals(SIG_UNBLOCK, NULL);
+	/* without the note, the inherited flock alone guards an editor that outlives us */
+	if (pid > 0 && edit_lock_note_editor(t, pid) < 0)
+		fprintf(stderr, "capdelegate: edit: note: the editor's pid could not be written in "
+			"the lock: %s\n", strerror(errno));
 	int status = -1, fd = pid > 0 ? child_fd(pid) : -1;
 	/* Never kill() without a child: a pid of 0 or -1 would signal our process group or
 	 * every process root may signal. */
@@ -419,7 +429,7 @@ static int judge_and_install(struct edit_target *t, const struct edit_args *a,
 /* One round: the editor, then its text judged and installed. An exit status, or ASK. */
 static int edit_round(struct edit_target *t, const struct edit_args *a, const struct editor *e)
 {
-	int status = run_editor(e, t->copy_path);
+	int status = run_editor(e, t);
 	if (got_signal)
 		return CLI_ERROR;
 	if (editor_failed(t, status) < 0)

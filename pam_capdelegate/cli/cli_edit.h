@@ -29,10 +29,15 @@ struct edit_target {
 
 /* Split @path into directory and name and open the directory. -1 (said on stderr). */
 int edit_target_open(struct edit_target *t, const char *path, int is_dropin);
-/* Take the lock; a stale one (its editor gone) is taken over with a message. Leftovers of a
+/* Take the lock; a stale one (its edit and that edit's editor gone) is taken over with a
+ * message; one whose edit is gone but whose editor still runs is refused, said. Leftovers of a
  * killed edit at the copy's or the new file's name are removed if they are regular files;
  * anything else there (a link, a FIFO, a directory) refuses the edit. -1 (said on stderr). */
 int edit_lock(struct edit_target *t);
+/* Note the editor's pid (and start time) in the lock file, beside this edit's: a lock whose
+ * edit was killed is not taken over while that editor runs (edit_lock). -1 when it cannot be
+ * written (errno). */
+int edit_lock_note_editor(struct edit_target *t, pid_t editor);
 /* Read the installed file (none yet is an empty text) into the copy for the editor. -1. */
 int edit_make_copy(struct edit_target *t);
 /* The copy as the editor left it: a regular file at the copy's name (rewritten or renamed

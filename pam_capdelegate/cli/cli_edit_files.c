@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,21 +66,76 @@ int edit_target_open(struct edit_target *t, const char *path, int is_dropin)
 	return 0;
 }
 
-/* The pid a lock file names, or 0. */
-static long lock_owner(int fd)
+/* What a lock file says: "PID" of the edit, then, once its editor runs, "PID EDITOR START"
+ * (START: the editor's start time, /proc/EDITOR/stat's field 22, so that another process that
+ * got the pid later is told from it). Zeros for what it does not say. */
+struct lock_record {
+	long pid, editor;
+	unsigned long long start;
+};
+
+static struct lock_record lock_owner(int fd)
 {
-	char buf[32];
+	struct lock_record r = { 0, 0, 0 };
+	char buf[96];
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n > 0) {
+		buf[n] = '\0';
+		if (sscanf(buf, "%ld %ld %llu", &r.pid, &r.editor, &r.start) < 3)
+			r.editor = 0, r.start = 0;	/* only a pid: no editor ran yet */
+	}
+	return r;
+}
+
+/* Process @pid's start time (clock ticks after boot), 0 when unknown; *zombie set when it has
+ * ended but is not reaped yet (kill(2) still finds it). */
+static unsigned long long start_time(long pid, int *zombie)
+{
+	char path[64], buf[1024];
+	unsigned long long start = 0;
+	*zombie = 0;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
+	/* "PID (COMM) STATE f4 ... f21 STARTTIME ...": COMM may hold blanks and parentheses */
+	char *p = strrchr(buf, ')');
+	char state;
+	if (p == NULL || sscanf(p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+				"%*s %*s %*s %*s %*s %llu", &state, &start) != 2)
+		return 0;
+	*zombie = state == 'Z' || state == 'X';
+	return start;
+}
+
+/* Does the editor a lock record names still run? When its start time cannot be read, a
+ * process of that pid is taken for it: the edit then stops rather than risk a lost save. */
+static int editor_runs(const struct lock_record *r)
+{
+	int zombie;
+	if (r->editor <= 0 || (kill((pid_t)r->editor, 0) < 0 && errno == ESRCH))
+		return 0;
+	unsigned long long now = start_time(r->editor, &zombie);
+	return !zombie && (now == 0 || r->start == 0 || now == r->start);
+}
+
+int edit_lock_note_editor(struct edit_target *t, pid_t editor)
+{
+	char buf[96];
+	int zombie;
+	int n = snprintf(buf, sizeof(buf), "%ld %ld %llu\n", (long)getpid(), (long)editor,
+			 start_time(editor, &zombie));
+	return ftruncate(t->lock_fd, 0) < 0 || pwrite(t->lock_fd, buf, (size_t)n, 0) != n ? -1 : 0;
 }
 
 /* One try: open (or create) the lock file and lock it without waiting. 1 locked, 0 someone
- * holds it (*pid says who), -1 error (said). A lock file renamed or removed between our open
+ * holds it (*rec says who), -1 error (said). A lock file renamed or removed between our open
  * and our flock is another's, not the one at the name: try again (2). */
-static int try_lock(struct edit_target *t, long *pid)
+static int try_lock(struct edit_target *t, struct lock_record *rec)
 {
 	int fd = openat(t->dfd, t->lock_name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
 			0600);
@@ -92,7 +148,7 @@ static int try_lock(struct edit_target *t, long *pid)
 			close(fd);
 		return -1;
 	}
-	*pid = lock_owner(fd);
+	*rec = lock_owner(fd);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int err = errno;
 		close(fd);
@@ -131,34 +187,61 @@ static int clear_leftover(struct edit_target *t, const char *name)
 	return 0;
 }
 
+/* The lock is another edit's: it runs, or it was killed while its editor runs on. An
+ * orphaned editor still saves by the copy's name, and an edit that took the lock over would
+ * make its own copy at that name, then install that save with its own text, unseen: so the
+ * lock is the editor's too. It inherits the lock's descriptor (run_editor), which keeps the
+ * flock held; one that closed it is found by its pid and start time in the lock file. */
+static int lock_refused(struct edit_target *t, const struct lock_record *r)
+{
+	int edit_gone = r->pid > 0 && kill((pid_t)r->pid, 0) < 0 && errno == ESRCH;
+	fputs("capdelegate: edit: ", stderr);
+	cli_text_escape(stderr, t->path);
+	if (edit_gone && editor_runs(r))
+		fprintf(stderr, ": the editor (pid %ld) of the edit of pid %ld still runs: that edit "
+			"ended without removing ", r->editor, r->pid);
+	else if (edit_gone)
+		fprintf(stderr, ": the edit of pid %ld ended, but a process it started (its editor) "
+			"still holds ", r->pid);
+	else if (r->pid > 0)
+		fprintf(stderr, " is being edited (pid %ld holds ", r->pid);
+	else
+		fputs(" is being edited (another edit holds ", stderr);
+	cli_text_escape(stderr, t->dir);
+	fputc('/', stderr);
+	cli_text_escape(stderr, t->lock_name);
+	if (edit_gone)
+		fputs(", and a save of that editor would be installed with this edit: end the editor, "
+		      "or let it end, then try again (remove the lock only if that pid is not the "
+		      "editor)\n", stderr);
+	else
+		fputs("): try again when that edit ends\n", stderr);
+	return -1;
+}
+
 int edit_lock(struct edit_target *t)
 {
-	long pid = 0;
+	struct lock_record rec = { 0, 0, 0 };
 	int rc = 2;
 	for (int tries = 0; rc == 2 && tries < 10; tries++)
-		rc = try_lock(t, &pid);
-	if (rc == 0) {
-		fputs("capdelegate: edit: ", stderr);
-		cli_text_escape(stderr, t->path);
-		if (pid > 0)
-			fprintf(stderr, " is being edited (pid %ld holds ", pid);
-		else
-			fputs(" is being edited (another edit holds ", stderr);
-		cli_text_escape(stderr, t->dir);
-		fputc('/', stderr);
-		cli_text_escape(stderr, t->lock_name);
-		fputs("): try again when that edit ends\n", stderr);
-		return -1;
-	}
+		rc = try_lock(t, &rec);
+	if (rc == 0)
+		return lock_refused(t, &rec);
 	if (rc != 1) {
 		if (rc == 2)
 			say(t, t->lock_name, "kept changing while it was locked: nothing edited", 0);
 		return -1;
 	}
-	/* flock is released when its holder dies: a pid in a lock we could take is a dead edit's */
-	if (pid > 0)
+	/* flock is released when its holders die: a pid in a lock we could take is a dead
+	 * edit's, and its editor has ended too unless it closed the descriptor it was given */
+	if (rec.pid > 0 && editor_runs(&rec)) {
+		close(t->lock_fd);
+		t->lock_fd = -1;	/* and the lock file stays: it names the editor */
+		return lock_refused(t, &rec);
+	}
+	if (rec.pid > 0)
 		fprintf(stderr, "capdelegate: edit: taking over the stale lock of pid %ld (that edit "
-			"ended without removing it)\n", pid);
+			"ended without removing it)\n", rec.pid);
 	char buf[32];
 	int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 	if (ftruncate(t->lock_fd, 0) < 0 || pwrite(t->lock_fd, buf, (size_t)n, 0) != n) {

@@ -5,7 +5,7 @@
 EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   check_staged_anywhere check_staged_hostile fault_alloc_staged
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
-  edit_broken_left_untouched edit_changed_meanwhile edit_changed_during_install edit_editor_choice edit_lock_held edit_stale_lock edit_interrupted
+  edit_broken_left_untouched edit_changed_meanwhile edit_changed_during_install edit_editor_choice edit_lock_held edit_stale_lock edit_orphaned_editor edit_interrupted
   edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails edit_too_large
   check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change
   fault_edit_stat_and_lock fault_edit_lock_fails fault_edit_install_fails edit_disk_full
@@ -577,6 +577,7 @@ SH
   EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >/dev/null 2>&1 & dead=$!
   await "$CASE_DIR/editor.pid"; epid=$(cat "$CASE_DIR/editor.pid")
   kill -KILL "$dead"; wait "$dead" || true; kill "$epid" 2>/dev/null || true
+  gone "$epid" || fail "the editor still runs"   # a lock is stale only once its editor ended
   [ -e "$CASE_DIR/etc/.capdelegate.conf.lock" ] && [ -e "$CASE_DIR/etc/.capdelegate.conf.edit" ] || fail "no leftovers to take over"
   ED=$(editor after <<'SH'
 printf 'bob cap_kill\n' >>"$f"
@@ -586,6 +587,72 @@ SH
   want_text "$ERR" "taking over the stale lock of pid $dead (that edit ended without removing it)"
   want_text "$ERR" "$CASE_DIR/etc/.capdelegate.conf.edit: removed: left by an edit that was killed"
   [ "$(cat "$P")" = "$(printf 'alice cap_net_raw\nbob cap_kill')" ] || fail "not installed"
+  no_leftovers
+}
+
+# An edit killed outright (kill -9) while its editor runs on: the editor lives on and saves
+# later, by the copy's name. A second edit must not take the lock over while that editor runs,
+# whether it keeps the lock's descriptor it was given, closes every descriptor it inherited, or
+# exits leaving a child of its own to save (editor.pid is written last, whole, by rename): the save would land in the second edit's copy and
+# be installed with it, unseen. Once the editor and its child are gone, the lock is taken over
+# as stale and the next edit installs only its own text.
+t_edit_orphaned_editor() {
+  need_root; policy_dir; local dead epid saver second variant before
+  before=$(snap "$P")
+  for variant in keeps closes child; do
+    rm -f "$CASE_DIR"/{editor.pid,saver.pid,write-now,wrote,b-editing,editor-exit}
+    ED=$(editor "orphan-$variant" <<SH
+if [ $variant = closes ]; then
+  for d in /proc/\$\$/fd/*; do n=\${d##*/}; [ "\$n" -le 2 ] || eval "exec \$n>&-"; done
+fi
+save() {
+  for _ in \$(seq 400); do [ ! -e "$CASE_DIR/write-now" ] || break; sleep 0.05; done
+  printf 'carol cap_syslog\n' >>"\$f"; touch "$CASE_DIR/wrote"
+}
+if [ $variant = child ]; then
+  save & echo \$! >"$CASE_DIR/saver.pid"; echo \$\$ >"$CASE_DIR/.pid"; mv "$CASE_DIR/.pid" "$CASE_DIR/editor.pid"
+  for _ in \$(seq 200); do [ ! -e "$CASE_DIR/editor-exit" ] || break; sleep 0.05; done
+  exit 0
+fi
+echo \$\$ >"$CASE_DIR/saver.pid"; echo \$\$ >"$CASE_DIR/.pid"; mv "$CASE_DIR/.pid" "$CASE_DIR/editor.pid"; save
+SH
+)
+    EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >/dev/null 2>&1 & dead=$!
+    await "$CASE_DIR/editor.pid"; epid=$(cat "$CASE_DIR/editor.pid"); saver=$(cat "$CASE_DIR/saver.pid")
+    kill -KILL "$dead"; wait "$dead" 2>/dev/null || true
+    if [ $variant = child ]; then touch "$CASE_DIR/editor-exit"; gone "$epid" || fail "the editor did not exit"; fi
+    kill -0 "$saver" || fail "$variant: the editor's save died with edit"
+    ED=$(editor second <<SH
+touch "$CASE_DIR/b-editing"
+for _ in \$(seq 200); do [ ! -e "$CASE_DIR/wrote" ] || break; sleep 0.05; done
+printf 'bob cap_kill\n' >>"\$f"
+SH
+)
+    nss_env
+    env "${NSSENV[@]}" EDITOR="$ED" VISUAL="" SUDO_EDITOR="" "$BIN" edit --config "$P" --confdir "$D" \
+      </dev/null >"$OUT" 2>"$ERR" & second=$!
+    # the orphan saves while the second edit's editor runs, or once that edit has ended
+    while kill -0 "$second" 2>/dev/null && [ ! -e "$CASE_DIR/b-editing" ]; do sleep 0.05; done
+    touch "$CASE_DIR/write-now"; await "$CASE_DIR/wrote"
+    RC=0; wait "$second" || RC=$?
+    gone "$saver" || { kill -KILL "$saver"; fail "$variant: the orphaned save still runs"; }
+    ! grep -q carol "$P" || fail "$variant: text the second edit never showed installed: $(cat "$P")"
+    want_rc 2; no_text "$OUT" "installed"; same_file "$P" "$before"
+    [ ! -e "$CASE_DIR/b-editing" ] || fail "$variant: the second editor ran"
+    if [ $variant = child ]; then
+      want_text "$ERR" "the edit of pid $dead ended, but a process it started (its editor) still holds $CASE_DIR/etc/.capdelegate.conf.lock"
+    else
+      want_text "$ERR" "the editor (pid $epid) of the edit of pid $dead still runs: that edit ended without removing $CASE_DIR/etc/.capdelegate.conf.lock"
+    fi
+  done
+  # the orphans gone: the lock is stale, taken over, and only this edit's text installed
+  ED=$(editor third <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  cd_edit; want_rc 0
+  want_text "$ERR" "taking over the stale lock of pid $dead"
+  [ "$(cat "$P")" = "$(printf 'alice cap_net_raw\nbob cap_kill')" ] || fail "not this edit's text: $(cat "$P")"
   no_leftovers
 }
 

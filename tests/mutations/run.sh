@@ -107,6 +107,8 @@ sync_tree() {
 targets() {
   local t=("${PROGS[@]}" tests/stack/test_stack tests/stack/nss_fault.la tests/cli/fault.la)
   grep -q 'tests/stack/test_module' "$SRC/tests/tests.am" && t+=(tests/stack/test_module)
+  grep -q 'tests/nss/nss_login' "$SRC/tests/tests.am" &&
+    t+=(tests/nss/nss_login tests/nss/nss_cdtest.la tests/nss/nss_cdother.la)
   printf '%s\n' "${t[@]}"
 }
 
@@ -136,6 +138,8 @@ list_checks() {
   local p c
   for p in "${PROGS[@]}"; do CHECKS+=("tap	$(basename "$p")	$BLD/$p"); done
   for p in "${STACK[@]}"; do [ -x "$SRC/$p" ] && CHECKS+=("tap	$(basename "$p" .sh)	$SRC/$p"); done
+  # the module and explain against the real glibc NSS (and nscd, where ./lab unpacked it)
+  [ ! -x "$SRC/tests/nss/run.sh" ] || CHECKS+=("tap	nss	$SRC/tests/nss/run.sh")
   while read -r c; do CHECKS+=("cli	$c	$c"); done < <("$SRC/tests/cli/run.sh" --list)
 }
 
@@ -262,6 +266,9 @@ build_for() {
     tap:stack|tap:module)
       make -C "$BLD" -s -j2 pam_capdelegate.la tests/stack/nss_fault.la \
         "tests/stack/test_$name" >"$W/make.log" 2>&1 ;;
+    tap:nss)
+      make -C "$BLD" -s -j2 all >"$W/make.log" 2>&1 && make -C "$BLD" -s -j2 tests/nss/nss_login \
+        tests/nss/nss_cdtest.la tests/nss/nss_cdother.la >>"$W/make.log" 2>&1 ;;
     cli:*) make -C "$BLD" -s -j2 all >"$W/make.log" 2>&1 &&
            make -C "$BLD" -s -j2 tests/stack/nss_fault.la tests/cli/fault.la >>"$W/make.log" 2>&1 ;;
     *) build ;;

@@ -10,7 +10,8 @@ EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change
   fault_edit_stat_and_lock fault_edit_lock_fails fault_edit_install_fails edit_disk_full
   edit_usage_and_system_errors edit_sigchld_ignored edit_editor_words_fill_the_room
-  edit_policy_in_root_directory check_staged_policy_in_root_directory)
+  edit_policy_in_root_directory check_staged_policy_in_root_directory
+  ansible_role_validates_its_paths ansible_role_other_paths)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -1186,4 +1187,66 @@ signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:
   [ -s "$CASE_DIR/ed.sigign" ] || fail "the editor's SigIgn not read"
   (( (16#$(cat "$CASE_DIR/ed.sigign") & (1 << 16)) == 0 )) || fail "the editor ran with SIGCHLD ignored: SigIgn $(cat "$CASE_DIR/ed.sigign")"
   no_leftovers
+}
+
+# ---- the Ansible role (contrib/ansible): check --staged as its validate: ----------------------
+
+# run_role VARS.yml: the role of contrib/ansible run by this host's ansible-playbook on this host
+# (connection local) with those variables over the tests' own: no packages, no PAM profile, no
+# marks, no audit; only the policy files the variables name change. The capdelegate it runs is
+# this build's. Policies name root, daemon and bin: the role runs under the host's NSS. Output
+# in $OUT and $ERR, status in $RC.
+run_role() {
+  command -v ansible-playbook >/dev/null || skip "ansible-playbook not installed (./lab deps installs ansible-core)"
+  local a="$CASE_DIR/ansible"
+  mkdir -p "$a"
+  printf -- '- hosts: localhost\n  connection: local\n  gather_facts: false\n  roles: [capdelegate]\n' >"$a/site.yml"
+  printf 'capdelegate_pam_enable: false\n' >"$a/base.yml"
+  RC=0
+  PATH="$(dirname "$BIN"):$PATH" ANSIBLE_ROLES_PATH="$ROOT/contrib/ansible/roles" ANSIBLE_HOME="$a/home" \
+    ANSIBLE_LOCAL_TEMP="$a/tmp" ANSIBLE_REMOTE_TEMP="$a/rtmp" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
+    ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_LOCALHOST_WARNING=0 \
+    timeout 300 ansible-playbook -i localhost, "$a/site.yml" -e "@$a/base.yml" -e "@$1" >"$OUT" 2>"$ERR" || RC=$?
+}
+
+# Each validate: of the role that runs capdelegate check names the role's own paths (--config,
+# --confdir, and --as the file's destination): a check of the default paths judges another
+# policy, and refuses a destination that is not one of its files.
+t_ansible_role_validates_its_paths() {
+  python3 - "$ROOT/contrib/ansible/roles/capdelegate/tasks/main.yml" <<'PY' >&2 || fail "a validate: without the role's paths"
+import sys, yaml
+n = 0
+for t in yaml.safe_load(open(sys.argv[1])):
+    v = (t.get("ansible.builtin.copy") or {}).get("validate", "")
+    if "capdelegate check" not in v:
+        continue
+    n += 1
+    for want in ("--config {{ capdelegate_config", "--confdir {{ capdelegate_confdir", "--as {{"):
+        assert want in v, "%s: %r lacks %r" % (t["name"], v, want)
+assert n == 2, "%d validate: lines run capdelegate check, want 2" % n
+PY
+}
+
+# The role with its policy at other paths than Debian's (capdelegate_config, capdelegate_confdir,
+# a blank in a name): the play installs the main file and a drop-in, each validated as the
+# policy those paths make.
+t_ansible_role_other_paths() {
+  need_root; local P="$CASE_DIR/etc/site policy.conf" D="$CASE_DIR/etc/site.d"
+  mkdir -p "$D"; chmod 0755 "$CASE_DIR/etc" "$D"
+  printf 'root cap_net_raw\n' >"$P"; chmod 0644 "$P"
+  cat >"$CASE_DIR/vars.yml" <<VARS
+capdelegate_config: "$P"
+capdelegate_confdir: "$D"
+capdelegate_policy: |
+  root cap_net_raw
+  daemon cap_net_raw
+capdelegate_dropins:
+  10-bin: |
+    bin cap_kill
+VARS
+  run_role "$CASE_DIR/vars.yml"
+  want_rc 0
+  [ "$(cat "$P")" = "$(printf 'root cap_net_raw\ndaemon cap_net_raw')" ] || fail "main file: $(cat "$P")"
+  [ "$(cat "$D/10-bin.conf")" = "bin cap_kill" ] || fail "drop-in: $(cat "$D/10-bin.conf" 2>&1)"
+  [ "$(stat -c '%a %U' "$P" "$D/10-bin.conf" | sort -u)" = "644 root" ] || fail "modes: $(stat -c '%n %a %U' "$P" "$D/10-bin.conf")"
 }

@@ -49,6 +49,9 @@
  *   CD_FAULT_HOOK=NAME:COMMAND  not a failure: before the first openat(2) of the relative
  *                         NAME, COMMAND runs (/bin/sh, a clean environment), as another process changing the
  *                         tree at that moment would.
+ *   CD_FAULT_FLOCK_HOOK=COMMAND  not a failure either: before the first flock(2), COMMAND
+ *                         runs as for CD_FAULT_HOOK: between edit's open of its lock file and
+ *                         its lock, where another edit may end and a third one begin.
  *   CD_FAULT_FSYNC=SUFFIX:ERRNO  the first fsync(2) of a descriptor whose file's path ends in
  *                         SUFFIX fails with ERRNO (the disk could not take the data).
  *   CD_FAULT_FCHOWN=ERRNO, CD_FAULT_FCHMOD=ERRNO, CD_FAULT_FLOCK=ERRNO,
@@ -520,11 +523,19 @@ int ftruncate(int fd, off_t len)
 	return real(fd, len);
 }
 
+static void run_hook(const char *command);
+
 int flock(int fd, int op)
 {
 	static int (*real)(int, int);
+	static atomic_int hooked;
 	if (every_call_fault("CD_FAULT_FLOCK"))
 		return -1;
+	const char *hook = getenv("CD_FAULT_FLOCK_HOOK");
+	if (hook != NULL && !atomic_exchange(&hooked, 1)) {
+		fired();
+		run_hook(hook);
+	}
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "flock");
 	return real(fd, op);

@@ -46,6 +46,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/report-cases.sh"
 # shellcheck source=tests/cli/userdb-cases.sh
 . "$HERE/userdb-cases.sh"
+# shellcheck source=tests/cli/plausible-cases.sh
+. "$HERE/plausible-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -622,14 +624,12 @@ t_audit_processes() {
   cd_nss audit --config "$p" "$CASE_DIR"; no_match "$OUT" "^process"
 }
 
-# pI belongs to a thread. A process whose main thread holds cap_syslog
-# and whose second thread (named "worker") set its own pI to cap_net_raw through capset(2):
-# both threads are listed, each with its own pI, text and JSON.
-t_audit_processes_threads() {
-  need_root; local p; p=$(std_policy)
-  command -v setpriv >/dev/null || skip "setpriv missing"
-  local ready="$CASE_DIR/ready" tid i
-  setpriv --inh-caps +syslog python3 - "$ready" >&2 <<'PY' &
+# A process whose main thread's pI is MAIN and whose second thread, named "worker", sets its
+# own to WORKER through capset(2); masks as numbers (0x2000: cap_net_raw). Sets TPID and TID
+# once the worker's pI is set; the process ends within 30 s, or with the case.
+two_thread_process() { # two_thread_process MAIN WORKER
+  local ready="$CASE_DIR/ready"
+  python3 - "$ready" "$1" "$2" >&2 <<'PY' &
 import ctypes, os, sys, threading, time
 libc = ctypes.CDLL(None, use_errno=True)
 ready = sys.argv[1]
@@ -641,27 +641,40 @@ class Data(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
                 ("inheritable", ctypes.c_uint32)]
 
-def worker():
-    libc.prctl(15, b"worker", 0, 0, 0)                                   # PR_SET_NAME
+def set_inheritable(mask):                                              # the calling thread's
     h, d = Header(0x20080522, 0), (Data * 2)()                          # _LINUX_CAPABILITY_VERSION_3
     if libc.capget(ctypes.byref(h), d) != 0:
         raise OSError(ctypes.get_errno(), "capget")
-    d[0].inheritable, d[1].inheritable = 1 << 13, 0                     # cap_net_raw only
+    d[0].inheritable, d[1].inheritable = mask & 0xffffffff, mask >> 32
     if libc.capset(ctypes.byref(h), d) != 0:
         raise OSError(ctypes.get_errno(), "capset")
+
+def worker():
+    libc.prctl(15, b"worker", 0, 0, 0)                                   # PR_SET_NAME
+    set_inheritable(int(sys.argv[3], 0))
     with open(ready + ".tmp", "w") as f:
         f.write("%d\n" % threading.get_native_id())
     os.rename(ready + ".tmp", ready)
     time.sleep(30)
 
 libc.prctl(1, 9, 0, 0, 0)                                               # PR_SET_PDEATHSIG SIGKILL
+set_inheritable(int(sys.argv[2], 0))
 threading.Thread(target=worker, daemon=True).start()
 time.sleep(30)
 PY
-  local pid=$!
-  for i in $(seq 1 100); do [ -s "$ready" ] && break; sleep 0.05; done
-  [ -s "$ready" ] || { kill "$pid"; fail "the threaded process did not start"; }
-  tid=$(cat "$ready")
+  TPID=$!
+  for _ in $(seq 1 100); do [ -s "$ready" ] && break; sleep 0.05; done
+  [ -s "$ready" ] || { kill "$TPID"; fail "the threaded process did not start"; }
+  TID=$(cat "$ready")
+}
+
+# pI belongs to a thread. A process whose main thread holds cap_syslog
+# and whose second thread (named "worker") set its own pI to cap_net_raw through capset(2):
+# both threads are listed, each with its own pI, text and JSON.
+t_audit_processes_threads() {
+  need_root; local p; p=$(std_policy)
+  two_thread_process 0x400000000 0x2000   # cap_syslog, cap_net_raw
+  local pid=$TPID tid=$TID
   cd_nss audit --processes --config "$p" "$CASE_DIR"
   cp "$OUT" "$CASE_DIR/text"
   cd_nss audit --json --processes --config "$p" "$CASE_DIR"
@@ -1199,7 +1212,7 @@ CASES=(
   audit_confdir audit_dropin_line_named audit_capfile_owned_by_user audit_unused_grant_ignored_file audit_unused_grant_one_file
   oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"
-  "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${REPORT_CASES[@]}" "${USERDB_CASES[@]}"
+  "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${REPORT_CASES[@]}" "${USERDB_CASES[@]}" "${PLAUSIBLE_CASES[@]}"
   "${FAULT_CASES[@]}"
 )
 

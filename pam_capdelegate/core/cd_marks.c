@@ -408,7 +408,8 @@ static void alias_runs(struct alias_key *keys, size_t n, size_t *first, char *by
 	}
 }
 
-/* Each later line of a file named twice: an error naming the first line and its path. */
+/* Each later line of a file named twice: an error at that line naming both lines and both
+ * paths whole (a path cut short as a token is cut would hide which name is the second one). */
 static void alias_errors(struct mparser *p, const size_t *first, const char *by_dir)
 {
 	struct cd_marks *m = p->m;
@@ -416,15 +417,16 @@ static void alias_errors(struct mparser *p, const size_t *first, const char *by_
 		if (first[i] == SIZE_MAX)
 			continue;
 		const struct cd_mark *mk = &m->marks[i], *was = &m->marks[first[i]];
-		char *shown = cd_quoted_path(was->path), *why = NULL;
-		if (shown == NULL || asprintf(&why, "same file as %s:%zu ('%s'), %s: a file is declared "
-					      "once", m->shown, was->line, shown, by_dir[i] ?
-					      "its directory reached by another path" :
-					      "a hard link to it") < 0)
+		char *shown = cd_quoted_path(was->path), *again = cd_quoted_path(mk->path), *why = NULL;
+		if (shown == NULL || again == NULL ||
+		    asprintf(&why, "lines %zu and %zu name one file, '%s' and '%s' (%s): declare it once",
+			     was->line, mk->line, shown, again, by_dir[i] ?
+			     "one directory reached by two paths" : "hard links to one inode") < 0)
 			p->out_of_memory = 1;
 		else
-			mark_error(p, mk->line, why, mk->path, strlen(mk->path));
+			mark_error(p, mk->line, why, NULL, 0);
 		free(shown);
+		free(again);
 		free(why);
 	}
 }

@@ -259,8 +259,8 @@ t_valgrind_import_check() {
   capfile "$r/usr/bin/ping" cap_net_raw=ep; ln "$r/usr/bin/ping" "$r/usr/bin/ping2"; ln -s usr/bin "$r/bin"
   m=$(printf '%s\n' "$r/usr/bin/ping cap_net_raw=i" "$r/usr/bin/ping2 cap_net_raw=i" "$r/bin/ping cap_net_raw=i" | policy marks)
   vg_run marks check --marks "$m"; want_rc 2
-  want_text "$ERR" "$m:2: same file as $m:1 ('$r/usr/bin/ping'), a hard link to it"
-  want_text "$ERR" "$m:3: same file as $m:1 ('$r/usr/bin/ping'), its directory reached by another path"
+  want_text "$ERR" "$m:2: lines 1 and 2 name one file, '$r/usr/bin/ping' and '$r/usr/bin/ping2' (hard links to one inode)"
+  want_text "$ERR" "$m:3: lines 1 and 3 name one file, '$r/usr/bin/ping' and '$r/bin/ping' (one directory reached by two paths)"
 }
 
 # vg_run ARGS...: the CLI under valgrind; with VG_LEAKS=1 a block lost for good is an error too

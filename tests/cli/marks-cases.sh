@@ -13,6 +13,7 @@ MARKS_CASES=(
   marks_refused_dirs_hold_no_descriptor marks_check_stdin_closed
   marks_alias_directory_link marks_alias_hard_link marks_apply_write_fails marks_file_unjudged
   marks_stray_operand marks_apply_stops_out_of_memory marks_empty_value marks_alias_two_filesystems
+  marks_readme_agrees_with_example
 )
 
 # marks FILE-NAME < text: a root-owned 0644 marks file; prints its path.
@@ -496,28 +497,43 @@ t_marks_alias_directory_link() {
   m=$(printf '%s\n' "$r/usr/bin/ping cap_net_raw=i nosuid" "$r/usr/bin/other cap_net_raw=i" \
       "$r/bin/ping cap_net_admin=i" | marks_file)
   cd_run marks check --marks "$m"; want_rc 2
-  want_text "$ERR" "$m:3: same file as $m:1 ('$r/usr/bin/ping')"
+  want_text "$ERR" "$m:3: lines 1 and 3 name one file, '$r/usr/bin/ping' and '$r/bin/ping' (one directory reached by two paths)"
   want_text "$ERR" "$m: marks file rejected (1 error): no file changed"
   no_text "$OUT" "$(printf 'mark\t')"
   cd_log_run marks apply --marks "$m"; want_rc 2
-  want_text "$ERR" "$m:3: same file as $m:1 ('$r/usr/bin/ping')"
+  want_text "$ERR" "$m:3: lines 1 and 3 name one file, '$r/usr/bin/ping' and '$r/bin/ping' (one directory reached by two paths)"
   [ "$(getcap "$r/usr/bin/ping")" = "$r/usr/bin/ping cap_net_raw=ep" ] || fail "alias applied: $(getcap "$r/usr/bin/ping")"
   [ "$(getcap "$r/usr/bin/other")" = "$r/usr/bin/other cap_net_raw=ep" ] || fail "applied from a rejected file"
   [ ! -e "$CASE_DIR/syslog" ] || fail "a change was logged"
   # The same mark under both names: still declared twice (which line would a later edit change?).
   m=$(printf '%s\n' "$r/bin/ping cap_net_raw=i" "$r/usr/bin/ping cap_net_raw=i" | marks_file same)
   cd_run marks apply --marks "$m"; want_rc 2
-  want_text "$ERR" "$m:2: same file as $m:1 ('$r/bin/ping')"
+  want_text "$ERR" "$m:2: lines 1 and 2 name one file, '$r/bin/ping' and '$r/usr/bin/ping' (one directory reached by two paths)"
   [ "$(getcap "$r/usr/bin/ping")" = "$r/usr/bin/ping cap_net_raw=ep" ] || fail "applied from a rejected file"
   # Not installed yet: the two lines would clash on the day the package brings the file.
   m=$(printf '%s\n' "$r/usr/bin/later cap_net_raw=i" "$r/bin/later cap_net_admin=i" | marks_file absent)
   cd_run marks check --json --marks "$m"; want_rc 2
-  want_text "$ERR" "$m:2: same file as $m:1 ('$r/usr/bin/later')"
+  want_text "$ERR" "$m:2: lines 1 and 2 name one file, '$r/usr/bin/later' and '$r/bin/later' (one directory reached by two paths)"
   want_text "$OUT" '"status":"rejected"'
   # Two files through the one link: no alias.
   m=$(printf '%s\n' "$r/bin/ping cap_net_raw=i" "$r/usr/bin/other cap_net_raw=i" | marks_file two)
   cd_run marks apply --marks "$m"; want_rc 0
   [ "$(getcap "$r/usr/bin/ping")" = "$r/usr/bin/ping cap_net_raw=i" ] || fail "ping not marked"
+}
+
+# README's step 3 appends ping's mark to the marks file, and the example the package ships (the
+# file the lab's systemd guests install) declares the same mark: a reader who meets both sees one
+# declaration. Both in one file are one path twice, an error that names the two lines.
+t_marks_readme_agrees_with_example() {
+  need_root; local readme shipped r="$CASE_DIR/r" m n first
+  readme=$(sed -n "s|^echo '\(.*\)' >>/etc/security/capdelegate-files.conf.*|\1|p" "$ROOT/README.md")
+  shipped=$(grep -v -e '^#' -e '^$' "$ROOT/config/capdelegate-files.conf" | tr -s ' \t' ' ')
+  [ -n "$readme" ] && [ "$readme" = "$shipped" ] || fail "README's mark '$readme', the example's '$shipped'"
+  capfile "$r/usr/bin/ping" cap_net_raw=ep
+  m=$({ sed "s|^/|$r/|" "$ROOT/config/capdelegate-files.conf"; echo "$r$readme"; } | marks_file)
+  n=$(grep -c '' "$m"); first=$(grep -n "^$r/" "$m" | head -n 1 | cut -d: -f1)
+  cd_run marks check --marks "$m"; want_rc 2
+  want_text "$ERR" "$m:$n: path declared again (first on line $first)"
 }
 
 # Hard links: one inode under two names (any directories). check, apply and audit reject the
@@ -528,14 +544,14 @@ t_marks_alias_hard_link() {
   mkdir -p "$r/bin"; ln "$r/sbin/tool" "$r/bin/tool2"
   m=$(printf '%s\n' "$r/sbin/tool cap_net_raw=i" "$r/ok cap_net_raw=i" "$r/bin/tool2 cap_net_admin=i" | marks_file)
   cd_run marks check --marks "$m"; want_rc 2
-  want_text "$ERR" "$m:3: same file as $m:1 ('$r/sbin/tool')"
+  want_text "$ERR" "$m:3: lines 1 and 3 name one file, '$r/sbin/tool' and '$r/bin/tool2' (hard links to one inode)"
   cd_run marks apply --marks "$m"; want_rc 2
   want_text "$ERR" "$m: marks file rejected (1 error): no file changed"
   [ "$(getcap "$r/sbin/tool")" = "$r/sbin/tool cap_net_raw=ep" ] || fail "alias applied: $(getcap "$r/sbin/tool")"
   [ "$(getcap "$r/ok")" = "$r/ok cap_net_raw=ep" ] || fail "applied from a rejected file"
   p=$(std_policy)
   cd_nss audit --config "$p" --marks "$m" "$r/ok"; want_rc 2
-  want_text "$ERR" "$m:3: same file as $m:1 ('$r/sbin/tool')"
+  want_text "$ERR" "$m:3: lines 1 and 3 name one file, '$r/sbin/tool' and '$r/bin/tool2' (hard links to one inode)"
 }
 
 # capdelegate(8), marks apply: a file that cannot be fixed is an error (exit 2) said once on
@@ -640,12 +656,12 @@ t_marks_alias_two_filesystems() {
   unshare -m sh -c 'mount -t tmpfs -o mode=0755 none "$1/tm" && cd "$1/tm" && : >x && : >y && : >z &&
     chmod 0755 x y z && ln x x2 && shift && exec "$@"' sh "$t" "$BIN" marks check --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
   want_rc 2
-  want_text "$ERR" "$m:5: same file as $m:1 ('$t/a'), a hard link to it"
-  want_text "$ERR" "$m:7: same file as $m:2 ('$t/tm/x'), a hard link to it"
+  want_text "$ERR" "$m:5: lines 1 and 5 name one file, '$t/a' and '$t/a2' (hard links to one inode)"
+  want_text "$ERR" "$m:7: lines 2 and 7 name one file, '$t/tm/x' and '$t/tm/x2' (hard links to one inode)"
   want_text "$ERR" "marks file rejected (2 errors)"
   # memory running out while the message is made (tests/cli/fault.c): still rejected, said
   m=$(printf '%s cap_net_raw=i\n' "$t/a" "$t/a2" | marks_file m2)
-  CD_FAULT_ASPRINTF="same file as %s:%zu ('%s'), %s: a file is declared once" cd_fault marks check --marks "$m"
+  CD_FAULT_ASPRINTF="lines %zu and %zu name one file, '%s' and '%s' (%s): declare it once" cd_fault marks check --marks "$m"
   [ -e "$FIRED" ] || fail "no fault"; want_rc 2
   want_line "$ERR" "capdelegate: error: $m: out of memory: no file changed"; [ ! -s "$OUT" ] || fail "a report"
 }

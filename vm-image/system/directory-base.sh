@@ -26,7 +26,10 @@ base=$1 dir=$2
 # asks the InfoPipe responder, sssd_ifp, which sssd-dbus holds).
 # libpam-cap: Debian's pam_cap, side by side with capdelegate in a scratch PAM service only
 # (directory-overlay.sh takes its profile out of common-auth).
-PACKAGES=(slapd ldap-utils sssd-ldap sssd-common libnss-sss libpam-sss sssd-tools sssd-dbus libpam-cap)
+# nscd: the name service cache nslcd sites run, started only by the directory suite's nscd check
+# (directory-overlay.sh disables it at boot).
+PACKAGES=(slapd ldap-utils sssd-ldap sssd-common libnss-sss libpam-sss sssd-tools sssd-dbus libpam-cap
+  nscd)
 
 mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
 mirror=${mirror:-http://deb.debian.org/debian}

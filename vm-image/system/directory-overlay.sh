@@ -67,6 +67,9 @@ install -m 600 "$files/sssd.conf" "$stage/etc/sssd/sssd.conf"
 # responder again while the outage check holds SSSD stopped.
 inroot systemctl mask sssd-nss.socket sssd-pam.socket sssd-pam-priv.socket sssd-autofs.socket \
   sssd-pac.socket sssd-ssh.socket sssd-sudo.socket >/dev/null
+# nscd answers only in the directory suite's check of a cache in front of SSSD: off at boot, so
+# that every other check sees SSSD's own answers.
+inroot systemctl disable nscd.service >/dev/null 2>&1 || inroot update-rc.d nscd disable
 # libnss-sss's postinst added sss to passwd, group and shadow; the check says so at build time.
 grep -qE '^group:.*\bsss\b' "$stage/etc/nsswitch.conf" || { echo "directory-overlay.sh: no sss in nsswitch.conf" >&2; exit 1; }
 

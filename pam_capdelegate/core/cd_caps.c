@@ -97,23 +97,31 @@ cd_capmask cd_cap_flag_mask(cap_t caps, cap_flag_t flag)
 	return m;
 }
 
+/* Sized, then copied once: this runs for every NOTICE line, where open_memstream would zero a
+ * BUFSIZ buffer (calloc) for the few bytes of a name or two. */
 char *cd_capmask_to_text(cd_capmask m)
 {
 	if (m == 0)
 		return strdup("none");
-	char *out = NULL, num[16];
-	size_t size = 0;
-	FILE *f = open_memstream(&out, &size);
-	if (f == NULL)
-		return NULL;
-	const char *sep = "";
+	const char *label[MAX_CAPS];
+	char num[MAX_CAPS][16];
+	size_t n = 0, size = 0;
 	for (int cap = 0; cap < MAX_CAPS; cap++) {
 		if (m & ((cd_capmask)1 << cap)) {
-			fprintf(f, "%s%s", sep, cd_cap_label(cap, num, sizeof(num)));
-			sep = ",";
+			label[n] = cd_cap_label(cap, num[n], sizeof(num[n]));
+			size += strlen(label[n++]) + 1;	/* and its comma, or the final NUL */
 		}
 	}
-	return fclose(f) == 0 ? out : (free(out), NULL);
+	char *out = malloc(size), *o = out;
+	if (out == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(label[i]);
+		memcpy(o, label[i], len);
+		o += len;
+		*o++ = i + 1 < n ? ',' : '\0';
+	}
+	return out;
 }
 
 /* Byte classes for the one-pass scanners here and in cd_policy.c: at each login every line

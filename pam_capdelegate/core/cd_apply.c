@@ -102,8 +102,10 @@ int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r)
 	cap_t c = cap_get_proc();
 	if (c == NULL)
 		return fail_cleared(r, errno ? errno : ENOMEM);
-	cd_capmask old_pi = cd_cap_flag_mask(c, CAP_INHERITABLE);
-	cd_capmask pp = cd_cap_flag_mask(c, CAP_PERMITTED);
+	cd_capmask old_pi = cd_cap_flag_mask(c, CAP_INHERITABLE);	/* all of it: 'cleared' */
+	/* pP only where a wanted bit is: it decides 'delegated' and, without CAP_SETPCAP, which
+	 * wanted bits the kernel would refuse; no other bit of it is read */
+	cd_capmask pp = cd_cap_flag_bits(c, CAP_PERMITTED, wanted);
 	cap_flag_value_t setpcap = CAP_CLEAR;	/* one bit of pE is all that matters here */
 	int have_setpcap = cap_get_flag(c, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap) == 0 &&
 			   setpcap == CAP_SET;

@@ -86,15 +86,20 @@ const char *cd_cap_label(int cap, char *buf, size_t size)
 	return buf;
 }
 
-cd_capmask cd_cap_flag_mask(cap_t caps, cap_flag_t flag)
+cd_capmask cd_cap_flag_bits(cap_t caps, cap_flag_t flag, cd_capmask of)
 {
 	cd_capmask m = 0;
 	for (cap_value_t cap = 0; cap < MAX_CAPS; cap++) {
 		cap_flag_value_t v = CAP_CLEAR;
-		if (cap_get_flag(caps, cap, flag, &v) == 0 && v == CAP_SET)
+		if ((of & ((cd_capmask)1 << cap)) && cap_get_flag(caps, cap, flag, &v) == 0 && v == CAP_SET)
 			m |= (cd_capmask)1 << cap;
 	}
 	return m;
+}
+
+cd_capmask cd_cap_flag_mask(cap_t caps, cap_flag_t flag)
+{
+	return cd_cap_flag_bits(caps, flag, ~(cd_capmask)0);
 }
 
 /* Sized, then copied once: this runs for every NOTICE line, where open_memstream would zero a

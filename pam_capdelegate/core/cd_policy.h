@@ -235,5 +235,7 @@ char *cd_capmask_to_text(cd_capmask m);
 /* One flag (CAP_PERMITTED, ...) of a libcap set, a process's or a file's, as a mask of
  * capabilities 0..63: all of them, since a file's value may hold bits the kernel lacks. */
 cd_capmask cd_cap_flag_mask(cap_t caps, cap_flag_t flag);
+/* The same for the capabilities in @of only: one libcap call per bit asked about. */
+cd_capmask cd_cap_flag_bits(cap_t caps, cap_flag_t flag, cd_capmask of);
 
 #endif

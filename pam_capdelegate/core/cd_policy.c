@@ -294,7 +294,8 @@ static void warn_literal_backslash(struct parser *p, size_t lineno, const struct
 	if (literal != NULL && read_as != NULL && meant != NULL) {
 		for (k = 0; k < n; k++) {
 			if (doubted(d, k)) {
-				o += (size_t)sprintf(literal + o, "\\%03o", (unsigned char)r->name[k]);
+				o += (size_t)snprintf(literal + o, 4 * n + 1 - o, "\\%03o",
+						      (unsigned char)r->name[k]);
 				first = first < n ? first : k;
 			} else {
 				literal[o++] = r->name[k];

@@ -22,12 +22,15 @@
 
 static const char usage[] =
 	"usage: capdelegate check [--config FILE] [--confdir DIR] [--tsv]\n"
-	"       capdelegate check --staged FILE [--as PATH] [--config FILE] [--confdir DIR] [--tsv]\n"
+	"       capdelegate check --staged FILE [--as PATH] [--no-worse] [--config FILE]\n"
+	"                         [--confdir DIR] [--tsv]\n"
 	"\n"
 	"Validate the policy (default " CD_DEFAULT_CONFIG ") exactly as pam_capdelegate reads it.\n"
 	"--staged FILE: judge the whole policy as if FILE were installed at PATH (default: the main\n"
 	"file; or a drop-in DIR/NAME.conf), wherever FILE is; FILE's own place is not judged\n"
-	"(config management's validate: command).\n"
+	"(config management's validate: command). --no-worse: also pass FILE (exit 0, or 1 for\n"
+	"warnings of its own) into a policy other files keep rejected, when FILE alone has no\n"
+	"errors and the installed policy is rejected already: installing it makes nothing worse.\n"
 	"Exit 0: clean. 1: warnings only (unknown users or groups, risky grants, contradictions,\n"
 	"names whose octal escape a winbind name could have meant literally, NSS settings under\n"
 	"which a group answer can be incomplete: nsswitch.conf's order, nscd's group cache, a\n"
@@ -282,10 +285,9 @@ static void print_rules(const struct cd_policy *pol, enum cli_form form)
 	cli_table_end(&t);
 }
 
-int cli_check_judge(struct cd_policy *pol, const char *config, const char *confdir,
-		    const struct cd_stand_in *s, size_t *warnings)
+/* check's judgement of the policy read into @pol: its warnings counted into *warnings. */
+static int judge_read(struct cd_policy *pol, enum cd_status st, size_t *warnings)
 {
-	enum cd_status st = cli_load_policy_as(pol, config, confdir, s);
 	cd_capmask risky = risky_mask();
 	int nomem = 0;
 	*warnings = 0;
@@ -298,6 +300,22 @@ int cli_check_judge(struct cd_policy *pol, const char *config, const char *confd
 	*warnings += check_contradictions(pol);
 	*warnings += pol->nwarnings;	/* the core's, already on stderr as FILE:LINE: message */
 	return st != CD_POLICY_OK ? CLI_ERROR : *warnings ? CLI_WARN : CLI_OK;
+}
+
+int cli_check_judge(struct cd_policy *pol, const char *config, const char *confdir,
+		    const struct cd_stand_in *s, size_t *warnings)
+{
+	return judge_read(pol, cli_load_policy_as(pol, config, confdir, s), warnings);
+}
+
+int cli_check_judge_alone(struct cd_policy *pol, const struct cd_stand_in *s, int loud,
+			  size_t *warnings)
+{
+	struct cd_log log = { .sink = loud ? NULL : cli_log_discard };
+	struct cd_load_opts opts = { .owner = 0 };
+	enum cd_status st = cd_policy_parse(pol, s->shown_path, s->text ? s->text : "", s->len,
+					    &opts, &log);
+	return judge_read(pol, st, warnings);
 }
 
 /* What the policy rests on in NSS (cli_nss.h): a narrowing group is a note, the host's
@@ -330,6 +348,7 @@ static void print_nss_item(void *arg, const char *id, const struct cd_rule *r, c
 
 struct check_args {
 	const char *config, *confdir, *staged, *as;
+	int no_worse;
 };
 
 /* check's options; the index of the first operand, or -1 (usage printed). */
@@ -338,7 +357,7 @@ static int parse_check_args(int argc, char **argv, struct check_args *a)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' }, { "confdir", required_argument, NULL, 'd' },
 		{ "staged", required_argument, NULL, 's' }, { "as", required_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
+		{ "no-worse", no_argument, NULL, 'w' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
@@ -350,6 +369,8 @@ static int parse_check_args(int argc, char **argv, struct check_args *a)
 			a->staged = optarg;
 		else if (c == 'a')
 			a->as = optarg;
+		else if (c == 'w')
+			a->no_worse = 1;
 		else {
 			cli_bad_option(argv, usage);
 			return -1;
@@ -392,16 +413,43 @@ static int stage(const struct check_args *a, struct cli_text *t, struct cd_stand
 	return 0;
 }
 
+/* --no-worse, the policy with the staged text @s rejected (@after): the text's own verdict when
+ * installing it makes nothing worse (cli_stage.h), else 2; the reason on stderr either way. */
+static int no_worse(const struct check_args *a, const struct cd_stand_in *s,
+		    const struct cd_policy *after)
+{
+	struct cli_no_worse nw;
+	cli_no_worse(&nw, after, a->config, a->confdir, s);
+	fputs("capdelegate: note: --no-worse: ", stderr);
+	if (nw.verdict == CLI_NO_WORSE) {
+		cli_text_escape(stderr, s->shown_path);
+		fputs(nw.own == CLI_OK ? " has no errors or warnings of its own" :
+		      " has no errors of its own (its warnings are said above)", stderr);
+		fputs(" and the installed policy is rejected already (", stderr);
+		cli_print_rejection(stderr, &nw.before);
+		fputs("): installing it makes nothing worse; the policy stays rejected (", stderr);
+		cli_print_rejection(stderr, after);
+		fputs(")\n", stderr);
+	} else {
+		fputs("not passed: ", stderr);
+		cli_no_worse_why(stderr, &nw, after, s);
+		fputc('\n', stderr);
+	}
+	int rc = nw.verdict == CLI_NO_WORSE ? nw.own : CLI_ERROR;
+	cli_no_worse_free(&nw);
+	return rc;
+}
+
 int cli_check_main(int argc, char **argv)
 {
-	struct check_args a = { NULL, NULL, NULL, NULL };
+	struct check_args a = { NULL, NULL, NULL, NULL, 0 };
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	enum cli_form form = cli_output_form(&argc, argv);
 	int first = parse_check_args(argc, argv, &a);
 	if (first < 0)
 		return CLI_ERROR;
-	if (first < argc || (a.as != NULL && a.staged == NULL)) {
+	if (first < argc || ((a.as != NULL || a.no_worse) && a.staged == NULL)) {
 		fputs(usage, stderr);
 		return CLI_ERROR;
 	}
@@ -419,6 +467,8 @@ int cli_check_main(int argc, char **argv)
 		cli_text_free(&text);
 		return CLI_ERROR;	/* memory ran out before the policy was read (said) */
 	}
+	if (a.no_worse && rc == CLI_ERROR)
+		rc = no_worse(&a, &staged, &pol);
 	char *nss_text = NULL;
 	size_t nss_len = 0;
 	struct nss_notes notes = { open_memstream(&nss_text, &nss_len), a.staged != NULL, 0 };

@@ -312,20 +312,15 @@ struct edit_args {
 	const char *config, *confdir;
 };
 
-/* The whole policy with @after in place of the edited file: check's judgement, and *syserr
- * when the policy could not be read at all (memory, a read error): no fault of the text, so
- * nothing to edit again. */
+/* The whole policy with @after (standing in as @s) in place of the edited file: check's
+ * judgement, the policy left in @pol for the caller to free. */
 static int judge(const struct edit_target *t, const struct edit_args *a,
-		 const struct cli_text *after, size_t *nrules, size_t *warnings, int *syserr)
+		 const struct cli_text *after, struct cd_stand_in *s, struct cd_policy *pol,
+		 size_t *warnings)
 {
-	struct cd_stand_in s = { .dropin = t->dropin, .shown_path = t->copy_path,
-				 .text = after->bytes ? after->bytes : "", .len = after->len };
-	struct cd_policy pol;
-	int rc = cli_check_judge(&pol, a->config, a->confdir, &s, warnings);
-	*nrules = pol.nrules;
-	*syserr = pol.status == CD_POLICY_SYSERR;
-	cd_policy_free(&pol);
-	return rc;
+	*s = (struct cd_stand_in){ .dropin = t->dropin, .shown_path = t->copy_path,
+				   .text = after->bytes ? after->bytes : "", .len = after->len };
+	return cli_check_judge(pol, a->config, a->confdir, s, warnings);
 }
 
 /* 'e' (edit again) or 'x' (leave it) from the terminal; 'x' at the end of input; 0 when a
@@ -376,25 +371,46 @@ static int editor_failed(const struct edit_target *t, int status)
 /* What a round returns when the admin is to be asked: errors, or another's change meanwhile. */
 enum { ASK = -1 };
 
+/* What is said once @after is installed into @pol, the policy with it. */
+static void say_installed(const struct edit_target *t, const struct cd_policy *pol,
+			  size_t warnings)
+{
+	cli_text_escape(stdout, t->path);
+	if (pol->status != CD_POLICY_OK) {
+		fputs(": installed; the policy stays rejected: ", stdout);
+		cli_print_rejection(stdout, pol);
+		fputs(": the module grants nothing\n", stdout);
+		fputs("capdelegate: edit: ", stderr);
+		cli_text_escape(stderr, t->path);
+		fputs(": your text has no errors of its own, and the policy was rejected already: "
+		      "installed, as that makes nothing worse; the policy stays rejected (", stderr);
+		cli_print_rejection(stderr, pol);
+		fputs(", said above)\n", stderr);
+		return;
+	}
+	fputs(": installed, ", stdout);
+	cli_print_count(stdout, pol->nrules, "rule", "rules");
+	fputs(", ", stdout);
+	cli_print_count(stdout, warnings, "warning", "warnings");
+	fputs(" in the policy\n", stdout);
+}
+
 /* Install @after with the signals held back: once begun, the install ends with the new file
- * in place (or the old one, on an error), never half-way. */
-static int install(struct edit_target *t, const struct cli_text *after, size_t nrules,
-		   size_t warnings)
+ * in place (or the old one, on an error), never half-way. Into a policy other files keep
+ * rejected (@pol), the edit is done but the policy not: exit 1. */
+static int install(struct edit_target *t, const struct cli_text *after,
+		   const struct cd_policy *pol, size_t warnings)
 {
 	block_signals(SIG_BLOCK, NULL);
 	int rc = edit_install(t, after);	/* 1: changed by someone else meanwhile (said) */
-	if (rc == 0) {
-		cli_text_escape(stdout, t->path);
-		fputs(": installed, ", stdout);
-		cli_print_count(stdout, nrules, "rule", "rules");
-		fputs(", ", stdout);
-		cli_print_count(stdout, warnings, "warning", "warnings");
-		fputs(" in the policy\n", stdout);
-	}
+	if (rc == 0)
+		say_installed(t, pol, warnings);
 	block_signals(SIG_UNBLOCK, NULL);
 	if (rc == 0)
 		got_signal = 0;	/* too late to stop it: the edit is done */
-	return rc == 0 ? CLI_OK : rc == 1 ? ASK : CLI_ERROR;
+	if (rc == 0)
+		return pol->status == CD_POLICY_OK ? CLI_OK : CLI_WARN;
+	return rc == 1 ? ASK : CLI_ERROR;
 }
 
 static int same_text(const struct cli_text *a, const struct cli_text *b)
@@ -402,28 +418,55 @@ static int same_text(const struct cli_text *a, const struct cli_text *b)
 	return a->len == b->len && (a->len == 0 || memcmp(a->bytes, b->bytes, a->len) == 0);
 }
 
+/* The policy with @after (@s) is rejected (@pol): installed all the same when that makes
+ * nothing worse (no errors of its own, the installed policy rejected already: cli_stage.h), so
+ * a policy broken in two files can be fixed one file at a time; else the admin is asked. */
+static int install_if_no_worse(struct edit_target *t, const struct edit_args *a,
+			       const struct cd_stand_in *s, const struct cd_policy *pol,
+			       const struct cli_text *after)
+{
+	struct cli_no_worse nw;
+	cli_no_worse(&nw, pol, a->config, a->confdir, s);
+	enum cli_no_worse_verdict v = nw.verdict;
+	cli_no_worse_free(&nw);
+	if (got_signal)
+		return CLI_ERROR;
+	if (v == CLI_NO_WORSE)
+		return install(t, after, pol, 0);
+	if (v == CLI_NO_WORSE_UNREAD)	/* the installed policy, read without its messages */
+		return untouched(t, "the policy could not be read (memory, a read error)", CLI_ERROR);
+	fputs("capdelegate: edit: ", stderr);
+	cli_text_escape(stderr, t->copy_path);
+	fputs(" (your text for ", stderr);
+	cli_text_escape(stderr, t->path);
+	fputs("): the policy has errors, the module would grant nothing\n", stderr);
+	return ASK;
+}
+
 /* The edited text @after: not installed again when unchanged, judged with the whole policy,
- * installed when it has no errors and nobody changed the file meanwhile. */
+ * installed when it has no errors (or makes nothing worse) and nobody changed the file
+ * meanwhile. */
 static int judge_and_install(struct edit_target *t, const struct edit_args *a,
 			     const struct cli_text *after)
 {
 	if (same_text(after, &t->before))
 		return untouched(t, t->existed ? "unchanged" : "empty, not created", CLI_OK);
-	size_t nrules, warnings;
-	int syserr, verdict = judge(t, a, after, &nrules, &warnings, &syserr);
-	if (syserr)
-		return untouched(t, "the policy could not be read (said above)", CLI_ERROR);
-	if (got_signal)
-		return CLI_ERROR;
-	if (verdict == CLI_ERROR) {
-		fputs("capdelegate: edit: ", stderr);
-		cli_text_escape(stderr, t->copy_path);
-		fputs(" (your text for ", stderr);
-		cli_text_escape(stderr, t->path);
-		fputs("): the policy has errors, the module would grant nothing\n", stderr);
-		return ASK;
-	}
-	return install(t, after, nrules, warnings);
+	struct cd_stand_in s;
+	struct cd_policy pol;
+	size_t warnings;
+	int verdict = judge(t, a, after, &s, &pol, &warnings), rc;
+	/* a policy not read at all (memory, a read error) is no fault of the text: nothing to
+	 * edit again */
+	if (pol.status == CD_POLICY_SYSERR)
+		rc = untouched(t, "the policy could not be read (said above)", CLI_ERROR);
+	else if (got_signal)
+		rc = CLI_ERROR;
+	else if (verdict == CLI_ERROR)
+		rc = install_if_no_worse(t, a, &s, &pol, after);
+	else
+		rc = install(t, after, &pol, warnings);
+	cd_policy_free(&pol);
+	return rc;
 }
 
 /* One round: the editor, then its text judged and installed. An exit status, or ASK. */

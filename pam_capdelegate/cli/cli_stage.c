@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_common.h"
+#include "cli_out.h"
 #include "cli_stage.h"
 
 void cli_text_free(struct cli_text *t)
@@ -109,4 +111,103 @@ int cli_stand_in_place(const char *as, const char *config, const char *confdir,
 		return -1;
 	*dropin = slash + 1;
 	return 0;
+}
+
+void cli_log_discard(void *arg, int priority, const char *msg)
+{
+	(void)arg;
+	(void)priority;
+	(void)msg;
+}
+
+/* Was @s's text read into @pol, and with how many errors? -1: not read (a file before it
+ * stopped the load). */
+static long stand_in_errors(const struct cd_policy *pol)
+{
+	for (size_t i = 0; i < pol->nsources; i++)
+		if (pol->sources[i].stand_in)
+			return (long)pol->sources[i].nerrors;
+	return -1;
+}
+
+static int rejected(enum cd_status st)
+{
+	return st == CD_POLICY_SYNTAX || st == CD_POLICY_UNSAFE || st == CD_POLICY_MISSING;
+}
+
+void cli_no_worse(struct cli_no_worse *nw, const struct cd_policy *after, const char *config,
+		  const char *confdir, const struct cd_stand_in *s)
+{
+	/* the installed policy's messages would repeat the ones just said, or name files the
+	 * staged text replaces: read without them */
+	struct cd_log quiet = { .sink = cli_log_discard };
+	struct cd_load_opts opts = { .owner = 0, .confdir = confdir };
+	nw->own = CLI_ERROR;
+	cd_policy_load(&nw->before, config, &opts, &quiet);
+	if (after->status == CD_POLICY_SYSERR || nw->before.status == CD_POLICY_SYSERR) {
+		nw->verdict = CLI_NO_WORSE_UNREAD;
+		return;
+	}
+	if (!rejected(nw->before.status)) {
+		nw->verdict = CLI_NO_WORSE_ACCEPTED;
+		return;
+	}
+	long read_errors = stand_in_errors(after);
+	struct cd_policy alone;
+	size_t warnings;
+	nw->own = cli_check_judge_alone(&alone, s, read_errors < 0, &warnings);
+	int unread = alone.status == CD_POLICY_SYSERR;
+	cd_policy_free(&alone);
+	if (unread)
+		nw->verdict = CLI_NO_WORSE_UNREAD;
+	else if (nw->own == CLI_ERROR || read_errors > 0)
+		nw->verdict = CLI_NO_WORSE_OWN_ERRORS;
+	else if (after->failed_path == NULL || strcmp(after->failed_path, s->shown_path) == 0)
+		nw->verdict = CLI_NO_WORSE_AT_FAULT;
+	else
+		nw->verdict = CLI_NO_WORSE;
+}
+
+void cli_no_worse_free(struct cli_no_worse *nw)
+{
+	cd_policy_free(&nw->before);
+}
+
+void cli_print_rejection(FILE *out, const struct cd_policy *pol)
+{
+	cli_text_escape(out, pol->failed_path ? pol->failed_path : pol->path);
+	fprintf(out, ": %s", cd_status_str(pol->status));
+}
+
+void cli_no_worse_why(FILE *out, const struct cli_no_worse *nw, const struct cd_policy *after,
+		      const struct cd_stand_in *s)
+{
+	switch (nw->verdict) {
+	case CLI_NO_WORSE:
+		break;
+	case CLI_NO_WORSE_UNREAD:
+		fputs("the policy could not be read (memory, a read error)", out);
+		break;
+	case CLI_NO_WORSE_ACCEPTED:
+		fputs("the installed policy is accepted: with ", out);
+		cli_text_escape(out, s->shown_path);
+		fputs(" it would be rejected", out);
+		break;
+	case CLI_NO_WORSE_OWN_ERRORS:
+		cli_text_escape(out, s->shown_path);
+		fputs(" has errors of its own (said above)", out);
+		break;
+	case CLI_NO_WORSE_AT_FAULT:
+		fputs("the policy with ", out);
+		cli_text_escape(out, s->shown_path);
+		fputs(" is rejected at ", out);
+		cli_text_escape(out, s->shown_path);
+		fputs(" itself", out);
+		break;
+	}
+	if (nw->verdict == CLI_NO_WORSE_ACCEPTED || nw->verdict == CLI_NO_WORSE_AT_FAULT) {
+		fputs(" (", out);
+		cli_print_rejection(out, after);
+		fputc(')', out);
+	}
 }

@@ -3,15 +3,15 @@
 # shellcheck shell=bash disable=SC2034,SC2016,SC2015
 
 EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
-  check_staged_anywhere check_staged_hostile fault_alloc_staged
+  check_staged_anywhere check_staged_hostile check_staged_no_worse fault_alloc_staged
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
-  edit_broken_left_untouched edit_changed_meanwhile edit_changed_during_install edit_editor_choice edit_lock_held edit_stale_lock edit_orphaned_editor edit_interrupted
+  edit_broken_left_untouched edit_into_rejected_policy edit_changed_meanwhile edit_changed_during_install edit_editor_choice edit_lock_held edit_stale_lock edit_orphaned_editor edit_interrupted
   edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails edit_too_large
   check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change
   fault_edit_stat_and_lock fault_edit_lock_fails fault_edit_install_fails edit_disk_full
   edit_usage_and_system_errors edit_sigchld_ignored edit_editor_words_fill_the_room
   edit_policy_in_root_directory check_staged_policy_in_root_directory
-  ansible_role_validates_its_paths ansible_role_other_paths)
+  ansible_role_validates_its_paths ansible_role_other_paths ansible_role_repairs_broken_policy)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
 # Sets P (main file) and D (drop-in directory).
@@ -148,6 +148,56 @@ t_check_staged_hostile() {
   cd_nss check --config "$P" --confdir "$D" --staged "$s/big"; want_rc 2
   want_text "$ERR" "$s/big: larger than the size limit"
   want_line "$OUT" "$s/big: unsafe: the module grants nothing"
+}
+
+# --no-worse: a staged file whose own lines are clean passes into a policy that is rejected
+# already (by other files: one play can then fix each file in turn); the verdict line still says
+# the policy is rejected. Never a file with errors of its own (exit 2) or warnings of its own
+# (exit 1, as check judges a policy of that text alone), nor one that makes an accepted policy
+# rejected (the whole policy over the size limit), nor one at fault itself.
+t_check_staged_no_worse() {
+  need_root; local f big
+  policy_dir 'alice cap_bogus
+'
+  printf 'bob cap_kill\nbob cap_nope\n' >"$D/10-bob.conf"; chmod 0644 "$D/10-bob.conf"
+  f=$(printf 'alice cap_net_raw\n' | staged main)
+  cd_nss check --config "$P" --confdir "$D" --staged "$f"; want_rc 2
+  cd_nss check --config "$P" --confdir "$D" --staged "$f" --no-worse; want_rc 0
+  want_line "$OUT" "$D/10-bob.conf: syntax error: the module grants nothing"
+  want_text "$ERR" "$D/10-bob.conf:2: unknown capability: 'cap_nope'"
+  want_text "$ERR" "note: --no-worse: $f has no errors or warnings of its own and the installed policy is rejected already ($P: syntax error): installing it makes nothing worse; the policy stays rejected ($D/10-bob.conf: syntax error)"
+  # the main file installed so, the drop-in's fix is judged as usual
+  cp "$f" "$P"; chmod 0644 "$P"
+  f=$(printf 'bob cap_kill\n' | staged drop)
+  cd_nss check --config "$P" --confdir "$D" --staged "$f" --as "$D/10-bob.conf" --no-worse; want_rc 0
+  want_line "$OUT" "$P: ok, 2 rules, 0 warnings"; no_text "$ERR" "no-worse"
+  # errors of its own: refused, said
+  printf 'alice cap_bogus\n' >"$P"
+  f=$(printf 'carol cap_kill\ncarol cap_nada\n' | staged own-error)
+  cd_nss check --config "$P" --confdir "$D" --staged "$f" --as "$D/20-c.conf" --no-worse; want_rc 2
+  want_text "$ERR" "$f:2: unknown capability: 'cap_nada'"
+  want_text "$ERR" "note: --no-worse: not passed: $f has errors of its own"
+  # warnings of its own: exit 1, the warning said (the policy's rules are not read: rejected)
+  f=$(printf 'zed cap_kill\n' | staged own-warning)
+  cd_nss check --config "$P" --confdir "$D" --staged "$f" --as "$D/20-z.conf" --no-worse; want_rc 1
+  want_text "$ERR" "warning: $f:1: user 'zed' unknown to NSS"
+  # an accepted policy made rejected by a clean file (the whole policy over the size limit)
+  printf 'alice cap_net_raw\n' >"$P"; rm "$D/10-bob.conf"
+  { printf 'alice cap_net_raw\n'; head -c 600000 /dev/zero | tr '\0' '#' | fold -w 99; echo; } >"$P"
+  big=$(head -c 600000 /dev/zero | tr '\0' '#' | fold -w 99 | staged big)
+  cd_nss check --config "$P" --confdir "$D" --staged "$big" --as "$D/30-big.conf" --no-worse; want_rc 2
+  want_text "$ERR" "note: --no-worse: not passed: the installed policy is accepted"
+  # the same into a policy rejected already: the staged file is the one at fault, refused
+  printf 'x cap_bogus\n' >"$D/05-bad.conf"; chmod 0644 "$D/05-bad.conf"
+  cd_nss check --config "$P" --confdir "$D" --staged "$big" --as "$D/30-big.conf" --no-worse; want_rc 2
+  want_text "$ERR" "note: --no-worse: not passed: the policy with $big is rejected at $big itself"
+  # a policy that cannot be read (a drop-in's open fails): nothing passes
+  CD_FAULT_OPENAT=05-bad.conf:5 cd_fault check --config "$P" --confdir "$D" --staged "$(printf 'bob cap_kill\n' | staged ok)" \
+    --as "$D/40-ok.conf" --no-worse
+  [ -e "$FIRED" ] || fail "no fault at line $LINENO"
+  want_rc 2; want_text "$ERR" "note: --no-worse: not passed: the policy could not be read"
+  # --no-worse without --staged: a usage error
+  cd_nss check --config "$P" --confdir "$D" --no-worse; want_rc 2; want_text "$ERR" "usage: capdelegate check"
 }
 
 # Every allocation of check --staged failed in turn (tests/cli/fault.c, sweep_alloc of
@@ -346,7 +396,8 @@ SH
 
 # An edit whose policy has errors, without a terminal to ask: the installed file untouched
 # (same bytes, same inode), the errors shown as FILE:LINE of the copy, exit 1, nothing left.
-# An error elsewhere in the policy (another drop-in) stops the install too.
+# A text with no errors of its own that makes an accepted policy rejected (the whole over the
+# size limit) is refused too (a policy rejected already: edit_into_rejected_policy).
 t_edit_broken_left_untouched() {
   need_root; policy_dir; local before
   before=$(snap "$P")
@@ -359,13 +410,15 @@ SH
   want_text "$ERR" "(your text for $P): the policy has errors"
   want_text "$ERR" "$P left untouched: no terminal to ask what to do"
   same_file "$P" "$before"; no_leftovers
-  printf 'x cap_bogus\n' >"$D/50-broken.conf"; chmod 0644 "$D/50-broken.conf"
-  ED=$(editor good <<'SH'
-printf 'bob cap_kill\n' >>"$f"
+  { printf 'x cap_net_raw\n'; head -c 600000 /dev/zero | tr '\0' '#' | fold -w 99; echo; } >"$D/50-big.conf"
+  chmod 0644 "$D/50-big.conf"
+  ED=$(editor big <<'SH'
+{ printf 'bob cap_kill\n'; head -c 600000 /dev/zero | tr '\0' '#' | fold -w 99; echo; } >>"$f"
 SH
 )
-  cd_edit; want_rc 1; want_text "$ERR" "$D/50-broken.conf:1: unknown capability"
-  same_file "$P" "$before"; no_leftovers
+  cd_edit; want_rc 1; want_text "$ERR" "larger than the size limit"
+  want_text "$ERR" "$P left untouched: no terminal to ask what to do"
+  same_file "$P" "$before"; no_leftovers; rm "$D/50-big.conf"
   # the editor failing (vim's :cq) leaves the file as it was
   ED=$(editor fails <<'SH'
 printf 'bob cap_kill\n' >>"$f"; exit 3
@@ -373,6 +426,41 @@ SH
 )
   cd_edit; want_rc 1; want_text "$ERR" "$P left untouched: the editor exited with status 3"
   same_file "$P" "$before"; no_leftovers
+}
+
+# A text with no errors of its own, into a policy that other files keep rejected: installed
+# (nothing gets worse), said with the file still at fault, exit 1; a text with errors of its own
+# is still refused, and the last fix makes the policy accepted (exit 0).
+t_edit_into_rejected_policy() {
+  need_root; policy_dir
+  printf 'bob cap_bogus\n' >"$D/10-bob.conf"; printf 'carol cap_nada\n' >"$D/20-carol.conf"
+  chmod 0644 "$D"/*.conf
+  ED=$(editor fix-bob <<'SH'
+printf 'bob cap_kill\n' >"$f"
+SH
+)
+  cd_edit 10-bob; want_rc 1
+  want_line "$OUT" "$D/10-bob.conf: installed; the policy stays rejected: $D/20-carol.conf: syntax error: the module grants nothing"
+  want_text "$ERR" "$D/20-carol.conf:1: unknown capability: 'cap_nada'"
+  want_text "$ERR" "capdelegate: edit: $D/10-bob.conf: your text has no errors of its own, and the policy was rejected already: installed, as that makes nothing worse"
+  [ "$(cat "$D/10-bob.conf")" = "bob cap_kill" ] || fail "not installed: $(cat "$D/10-bob.conf")"
+  [ "$(stat -c '%a %U' "$D/10-bob.conf")" = "644 root" ] || fail "mode"
+  no_leftovers
+  # errors of its own: refused as ever
+  local before; before=$(snap "$D/20-carol.conf")
+  ED=$(editor still-bad <<'SH'
+printf 'carol cap_nope\n' >"$f"
+SH
+)
+  cd_edit 20-carol; want_rc 1; want_text "$ERR" "left untouched: no terminal to ask what to do"
+  no_text "$OUT" "installed"; same_file "$D/20-carol.conf" "$before"; no_leftovers
+  # the last fix: the policy accepted
+  ED=$(editor fix-carol <<'SH'
+printf 'carol cap_syslog\n' >"$f"
+SH
+)
+  cd_edit 20-carol; want_rc 0; want_line "$OUT" "$D/20-carol.conf: installed, 3 rules, 0 warnings in the policy"
+  no_leftovers
 }
 
 # Someone else installs the file while the editor runs (a config-management run, an mv by
@@ -1209,9 +1297,22 @@ run_role() {
     timeout 300 ansible-playbook -i localhost, "$a/site.yml" -e "@$a/base.yml" -e "@$1" >"$OUT" 2>"$ERR" || RC=$?
 }
 
+# role_vars CONFIG CONFDIR MAIN-TEXT BIN-TEXT: $CASE_DIR/vars.yml, the role's paths and the
+# texts of the main file and of its one drop-in, 10-bin.
+role_vars() {
+  python3 - "$CASE_DIR/vars.yml" "$@" <<'PY'
+import json, sys
+out, config, confdir, main, dropin = sys.argv[1:]
+json.dump({"capdelegate_config": config, "capdelegate_confdir": confdir,
+           "capdelegate_policy": main + "\n", "capdelegate_dropins": {"10-bin": dropin + "\n"}},
+          open(out, "w"))
+PY
+}
+
 # Each validate: of the role that runs capdelegate check names the role's own paths (--config,
 # --confdir, and --as the file's destination): a check of the default paths judges another
-# policy, and refuses a destination that is not one of its files.
+# policy, and refuses a destination that is not one of its files. Each passes --no-worse, so
+# that one play fixes a policy broken in several of the role's files.
 t_ansible_role_validates_its_paths() {
   python3 - "$ROOT/contrib/ansible/roles/capdelegate/tasks/main.yml" <<'PY' >&2 || fail "a validate: without the role's paths"
 import sys, yaml
@@ -1221,7 +1322,7 @@ for t in yaml.safe_load(open(sys.argv[1])):
     if "capdelegate check" not in v:
         continue
     n += 1
-    for want in ("--config {{ capdelegate_config", "--confdir {{ capdelegate_confdir", "--as {{"):
+    for want in ("--config {{ capdelegate_config", "--confdir {{ capdelegate_confdir", "--as {{", "--no-worse"):
         assert want in v, "%s: %r lacks %r" % (t["name"], v, want)
 assert n == 2, "%d validate: lines run capdelegate check, want 2" % n
 PY
@@ -1234,19 +1335,39 @@ t_ansible_role_other_paths() {
   need_root; local P="$CASE_DIR/etc/site policy.conf" D="$CASE_DIR/etc/site.d"
   mkdir -p "$D"; chmod 0755 "$CASE_DIR/etc" "$D"
   printf 'root cap_net_raw\n' >"$P"; chmod 0644 "$P"
-  cat >"$CASE_DIR/vars.yml" <<VARS
-capdelegate_config: "$P"
-capdelegate_confdir: "$D"
-capdelegate_policy: |
-  root cap_net_raw
-  daemon cap_net_raw
-capdelegate_dropins:
-  10-bin: |
-    bin cap_kill
-VARS
+  role_vars "$P" "$D" "$(printf 'root cap_net_raw\ndaemon cap_net_raw')" "bin cap_kill"
   run_role "$CASE_DIR/vars.yml"
   want_rc 0
   [ "$(cat "$P")" = "$(printf 'root cap_net_raw\ndaemon cap_net_raw')" ] || fail "main file: $(cat "$P")"
   [ "$(cat "$D/10-bin.conf")" = "bin cap_kill" ] || fail "drop-in: $(cat "$D/10-bin.conf" 2>&1)"
   [ "$(stat -c '%a %U' "$P" "$D/10-bin.conf" | sort -u)" = "644 root" ] || fail "modes: $(stat -c '%n %a %U' "$P" "$D/10-bin.conf")"
+}
+
+# A host whose policy is rejected in two of the files the role manages (the main file and a
+# drop-in): one play installs both fixes (check --staged --no-worse) and ends with the policy
+# accepted. A drop-in the role does not manage, broken: the play installs the role's files
+# (nothing worse) and then fails, naming the file that keeps the policy rejected. A managed file
+# with errors of its own is never installed.
+t_ansible_role_repairs_broken_policy() {
+  need_root; policy_dir 'root cap_bogus
+'
+  printf 'bin cap_nada\n' >"$D/10-bin.conf"; chmod 0644 "$D/10-bin.conf"
+  role_vars "$P" "$D" "root cap_net_raw" "bin cap_kill"
+  run_role "$CASE_DIR/vars.yml"
+  want_rc 0
+  [ "$(cat "$P")" = "root cap_net_raw" ] || fail "main file: $(cat "$P")"
+  [ "$(cat "$D/10-bin.conf")" = "bin cap_kill" ] || fail "drop-in: $(cat "$D/10-bin.conf")"
+  cd_run check --config "$P" --confdir "$D"; want_rc 0
+  # a broken drop-in the role does not manage: its files installed, then the play fails
+  printf 'daemon cap_nope\n' >"$D/50-host.conf"; chmod 0644 "$D/50-host.conf"
+  role_vars "$P" "$D" "root cap_net_raw" "bin cap_syslog"
+  run_role "$CASE_DIR/vars.yml"
+  want_rc 2
+  [ "$(cat "$D/10-bin.conf")" = "bin cap_syslog" ] || fail "the role's drop-in not installed: $(cat "$D/10-bin.conf")"
+  want_text "$OUT" "$D/50-host.conf: syntax error: the module grants nothing"
+  # a managed file with errors of its own: not installed, even into a rejected policy
+  role_vars "$P" "$D" "root cap_net_raw" "bin cap_nothing"
+  run_role "$CASE_DIR/vars.yml"
+  want_rc 2; want_text "$OUT" "failed to validate"
+  [ "$(cat "$D/10-bin.conf")" = "bin cap_syslog" ] || fail "a file with errors installed: $(cat "$D/10-bin.conf")"
 }

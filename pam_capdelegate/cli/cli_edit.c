@@ -36,6 +36,8 @@ static const char usage[] =
 	"The editor is $SUDO_EDITOR, $VISUAL or $EDITOR (else sensible-editor). The whole policy\n"
 	"is then checked with the copy in place of the file; with errors you may edit again or\n"
 	"leave the installed file untouched. Installed by rename, root's and mode 0644.\n"
+	"The editor runs as root: a sudo rule allowing edit is a root shell (capdelegate(8),\n"
+	"edit, shows how to delegate one policy file instead).\n"
 	"Exit 0: installed, or unchanged. 1: left untouched (errors, or the file changed by\n"
 	"someone else meanwhile: your text is then kept beside it; and no terminal; or your\n"
 	"choice; or the editor failed).\n"

@@ -10,7 +10,7 @@ EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change
   fault_edit_stat_and_lock fault_edit_lock_fails fault_edit_install_fails edit_disk_full
   edit_usage_and_system_errors edit_sigchld_ignored edit_editor_words_fill_the_room
-  edit_policy_in_root_directory check_staged_policy_in_root_directory
+  edit_policy_in_root_directory check_staged_policy_in_root_directory edit_delegation_script
   ansible_role_validates_its_paths ansible_role_other_paths ansible_role_repairs_broken_policy)
 
 # A policy directory as the module wants it: root's, 0755, main file and drop-in directory.
@@ -612,6 +612,39 @@ SH
   want_rc 0; want_text "$OUT" "/capdelegate.conf: installed, 2 rules"
   [ "$(cat "$r/capdelegate.conf")" = "$(printf 'alice cap_net_raw\ncarol cap_kill')" ] || fail "not installed: $(cat "$r/capdelegate.conf")"
   [ -z "$(find "$r" -maxdepth 1 -name '.capdelegate.conf.*')" ] || fail "left in /: $(ls -a "$r")"
+}
+
+# capdelegate(8), edit: the way to let others change one policy file without root's editor.
+# The script after ".\" test: delegate", run verbatim as root (in a mount namespace that puts
+# this case's policy directory at /etc/security), reads the text on its standard input, installs
+# it by rename only when the whole policy is clean with it (root's, 0644), and leaves nothing
+# behind either way; the check it runs first needs no root (run as nobody).
+t_edit_delegation_script() {
+  need_root; command -v unshare >/dev/null || skip "unshare missing"
+  policy_dir; local script="$CASE_DIR/put.sh" dest="$D/10-net.conf" f before
+  awk '/^\.\\" test: delegate$/ { on = 1; next } on && /^\.EX$/ { ex = 1; next }
+       ex && /^\.EE$/ { exit } ex { gsub(/\\-/, "-"); gsub(/\\e/, "\\"); print }' "$MAN" >"$script"
+  grep -q '^mv -f "$tmp" "$dest"$' "$script" || fail "no delegation script in the man page: $(head -c 300 "$script")"
+  nss_env
+  put() { # put TEXT: the script as sudo runs it, the text on its standard input
+    RC=0
+    printf '%s\n' "$1" | unshare -m sh -c 'mount --bind "$1" /etc/security && shift && exec "$@"' sh \
+      "$CASE_DIR/etc" env "${NSSENV[@]}" PATH="$(dirname "$BIN"):$PATH" sh "$script" >"$OUT" 2>"$ERR" || RC=$?
+  }
+  put "bob cap_net_raw"; want_rc 0
+  [ "$(cat "$dest")" = "bob cap_net_raw" ] || fail "not installed: $(cat "$dest" 2>&1)"
+  [ "$(stat -c '%a %U' "$dest")" = "644 root" ] || fail "mode/owner $(stat -c '%a %U' "$dest")"
+  no_leftovers
+  before=$(snap "$dest")
+  put "bob cap_net_rawx"; want_rc 2; want_text "$ERR" "unknown capability: 'cap_net_rawx'"
+  same_file "$dest" "$before"; no_leftovers
+  put "zed cap_net_raw"; want_rc 1; want_text "$ERR" "user 'zed' unknown to NSS"
+  same_file "$dest" "$before"; no_leftovers
+  # the delegate's own check of a copy, as themselves
+  f=$(printf 'bob cap_kill\n' | staged copy)
+  RC=0; setpriv --reuid=nobody --regid=nogroup --clear-groups env "${NSSENV[@]}" \
+    "$BIN" check --config "$P" --confdir "$D" --staged "$f" --as "$dest" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0; want_line "$OUT" "$P: ok, 2 rules, 0 warnings"
 }
 
 # Waits for a file to appear (a step of another process), at most 10 s.

@@ -63,8 +63,9 @@ static long narrowing_groups(const struct cd_policy *pol, cli_nss_report_fn fn, 
 	return 0;
 }
 
-/* The gid /etc/group gives @name: 1 found, 0 not there (or no file). */
-static int local_gid(const char *name, gid_t *gid)
+/* The gid /etc/group gives @name, and whether it lists members: 1 found, 0 not there (or no
+ * file). */
+static int local_gid(const char *name, gid_t *gid, int *has_members)
 {
 	FILE *f = fopen(LOCAL_GROUP_FILE, "re");
 	struct group *g;
@@ -72,11 +73,40 @@ static int local_gid(const char *name, gid_t *gid)
 	while (f != NULL && !found && (g = fgetgrent(f)) != NULL)
 		if (strcmp(g->gr_name, name) == 0) {
 			*gid = g->gr_gid;
+			*has_members = g->gr_mem != NULL && g->gr_mem[0] != NULL;
 			found = 1;
 		}
 	if (f != NULL)
 		fclose(f);
 	return found;
+}
+
+/* A narrowing group whose entry, as NSS answers it, lists no members, and that the local group
+ * file does not hold so: nobody can be shown outside it, so whoever falls to "*" gets nothing
+ * (pam_capdelegate(8), GROUPS). Typical of SSSD with ignore_group_members = True. */
+static long memberless_narrowing(const struct cd_policy *pol, cli_nss_report_fn fn, void *arg)
+{
+	long warnings = 0;
+	for (size_t i = 0; i < pol->nrules; i++) {
+		const struct cd_rule *r = &pol->rules[i];
+		gid_t local = 0;
+		int local_members = 0;
+		if (r->kind != CD_SUBJECT_GROUP || group_named_before(pol, i) ||
+		    cd_policy_group_narrows(pol, r->name) == 0)
+			continue;
+		struct group *g = getgrnam(r->name);
+		if (g == NULL || (g->gr_mem != NULL && g->gr_mem[0] != NULL) ||
+		    (local_gid(r->name, &local, &local_members) && local == g->gr_gid && !local_members))
+			continue;
+		char *text = strdup("gives less than \"*\", and NSS answers it with no members (a "
+				    "directory that leaves member lists out, such as SSSD with "
+				    "ignore_group_members = True?): nobody can be shown outside it, so "
+				    "whoever is in no group of the policy gets nothing");
+		if (report(fn, arg, "narrowing-group-no-members", r, NULL, 0, text) < 0)
+			return -1;
+		warnings++;
+	}
+	return warnings;
 }
 
 static long names_twice(const struct cd_policy *pol, cli_nss_report_fn fn, void *arg)
@@ -85,7 +115,9 @@ static long names_twice(const struct cd_policy *pol, cli_nss_report_fn fn, void 
 	for (size_t i = 0; i < pol->nrules; i++) {
 		const struct cd_rule *r = &pol->rules[i];
 		gid_t local = 0;
-		if (r->kind != CD_SUBJECT_GROUP || group_named_before(pol, i) || !local_gid(r->name, &local))
+		int local_members = 0;
+		if (r->kind != CD_SUBJECT_GROUP || group_named_before(pol, i) ||
+		    !local_gid(r->name, &local, &local_members))
 			continue;
 		struct group *g = getgrnam(r->name);
 		if (g == NULL || g->gr_gid == local)
@@ -231,13 +263,14 @@ long cli_nss_hazards(const struct cd_policy *pol, cli_nss_report_fn fn, void *ar
 {
 	if (pol->status != CD_POLICY_OK || !cd_policy_has_group_rules(pol))
 		return 0;
-	long parts[4];
+	long parts[5];
 	parts[0] = narrowing_groups(pol, fn, arg);
-	parts[1] = names_twice(pol, fn, arg);
-	parts[2] = nsswitch_order(fn, arg);
-	parts[3] = nscd_cache(fn, arg);
+	parts[1] = memberless_narrowing(pol, fn, arg);
+	parts[2] = names_twice(pol, fn, arg);
+	parts[3] = nsswitch_order(fn, arg);
+	parts[4] = nscd_cache(fn, arg);
 	long warnings = 0;
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		if (parts[i] < 0)
 			return -1;
 		warnings += parts[i];

@@ -14,6 +14,9 @@
  *  "narrowing-group"  @rule: the first line of a group whose lines give less than "*"
  *                     (@caps: what "*" gives more); a user outside it gets "*" only when NSS
  *                     shows that, and nothing while it cannot. Informational.
+ *  "narrowing-group-no-members" @rule: such a group that NSS answers with no members (and the
+ *                     local group file does not hold so): nobody can be shown outside it, and
+ *                     whoever falls to "*" gets nothing.
  *  "group-name-twice" @rule: a group of the policy that /etc/group holds under another gid
  *                     than NSS answers: two groups of one name.
  *  "nss-order"        the group line of nsswitch.conf lets a later source's "not found" hide

@@ -19,8 +19,9 @@
  *    are asked twice (prove_named_groups, prove_not_in_narrowing): a group the user is given
  *    through a gid must be that name's group by name too (a directory group reusing a local
  *    group's name is another group), and a user who falls to "*" must be shown outside every
- *    group that gives less than "*" by that group's own entry. Answers that disagree, or a
- *    narrowing group NSS does not know, grant nothing.
+ *    group that gives less than "*" by that group's own entry. Answers that disagree, a
+ *    narrowing group NSS does not know, or one whose entry lists no members (unless the local
+ *    group file says it has none: a directory may leave member lists out), grant nothing.
  * The user's groups are the names of the gids getgrouplist() returns (getgrgid_r). A group the
  * user is in neither list nor narrowing is not looked up by name: that would fetch its whole
  * member list at every login (pam_capdelegate(8), GROUPS, gives the figures). A gid that NSS
@@ -310,6 +311,33 @@ static int holds_gid(const struct cd_user *u, gid_t gid)
 	return 0;
 }
 
+/* The local group file, read by this module itself (not through NSS) for one question: is a
+ * group that lists no members a local group that truly has none? */
+#define LOCAL_GROUP_FILE "/etc/group"
+
+/* Does LOCAL_GROUP_FILE hold group @name with gid @gid and no members? Then its empty member
+ * list is the whole truth (the files source is complete); a group from elsewhere that lists no
+ * members may be a directory that leaves member lists out (SSSD's ignore_group_members). */
+static int local_and_memberless(const char *name, gid_t gid)
+{
+	FILE *f = fopen(LOCAL_GROUP_FILE, "re");
+	struct group *g;
+	int yes = 0;
+	while (f != NULL && (g = fgetgrent(f)) != NULL)
+		if (strcmp(g->gr_name, name) == 0) {
+			yes = g->gr_gid == gid && (g->gr_mem == NULL || g->gr_mem[0] == NULL);
+			break;
+		}
+	if (f != NULL)
+		fclose(f);
+	return yes;
+}
+
+static int lists_no_member(const struct group *gr)
+{
+	return gr->gr_mem == NULL || gr->gr_mem[0] == NULL;
+}
+
 static int lists_member(const struct group *gr, const char *name)
 {
 	for (char **m = gr->gr_mem; m != NULL && *m != NULL; m++)
@@ -407,6 +435,10 @@ static int prove_not_in_narrowing(struct cd_user *u, const struct cd_policy *pol
 		else if (holds_gid(u, gr.gr_gid))
 			rc = contradiction(u, r, r->name, "is gid %u, one of the user's groups under "
 					   "another name", (unsigned)gr.gr_gid);
+		else if (lists_no_member(&gr) && !local_and_memberless(r->name, gr.gr_gid))
+			rc = contradiction(u, r, r->name, "gives less than \"*\", and its entry lists no "
+					   "members (a directory that leaves member lists out?): whether "
+					   "the user is in it cannot be shown");
 	}
 	free(buf);
 	return rc;

@@ -83,6 +83,11 @@ def make_fixture(rnd):
         for u in users:
             if b"," not in u.name and rnd.random() < 0.35:
                 g.members.append(u.name)
+    # a group whose entry lists no members at all (members through the primary gid only, or a
+    # directory that leaves member lists out): it cannot show who is outside it
+    # (pam_capdelegate(8), GROUPS)
+    if rnd.random() < 0.5:
+        rnd.choice(groups).members.clear()
     return users, groups
 
 

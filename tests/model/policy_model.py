@@ -243,12 +243,14 @@ def narrows(policy, name):
 def narrowing_provable(policy, mine, groups, unreachable):
     """8 GROUPS. False when a user in none of the policy's groups (@mine: the user's groups)
     falls to * but a group whose lines give less cannot be shown not to hold the user: NSS does
-    not know it (or cannot reach it). Each such group is asked about by name; nothing is
-    granted."""
+    not know it (or cannot reach it), or its entry lists no members. Each such group is asked
+    about by name; nothing is granted."""
     if any(r.kind == "group" and r.name in mine for r in policy.rules):
         return True
-    known = {g.name for g in groups} - set(unreachable)
-    return all(r.name in known for r in policy.rules if r.kind == "group" and narrows(policy, r.name))
+    # a group whose entry lists no members cannot show it either: the fixtures' groups are not
+    # in the local group file, so an empty list may be a directory's that leaves members out
+    shown = {g.name for g in groups if g.members} - set(unreachable)
+    return all(r.name in shown for r in policy.rules if r.kind == "group" and narrows(policy, r.name))
 
 
 def resolve(policy, user, groups, unreachable=frozenset()):

@@ -36,8 +36,9 @@ account  required $module config=$work/policy confdir=
 EOF
 # The local side: the host's files, and a local netops (gid 2000) without members. The
 # directory's users are cdtest's alone.
-grep -v '^netops:' /etc/group >"$work/group"
+grep -v '^netops:\|^localgrp:' /etc/group >"$work/group"
 echo 'netops:x:2000:' >>"$work/group"
+echo 'localgrp:x:2100:' >>"$work/group"
 cat >"$work/nscd.conf" <<EOF
 	debug-level		0
 	paranoia		no
@@ -77,6 +78,7 @@ group bob 3002
 group alice 3001
 group contractors 3100 bob
 group netops 5000 alice
+group hidden 3200
 EOF
   printf 'passwd: files cdtest\ngroup: %s\nshadow: files\n' "$groupline" >"$work/nsswitch.conf"
   : >"$work/log"
@@ -185,6 +187,21 @@ case_name_reuse() {
   else not_ok "explain: alice, netops of two groups: login grants nothing"; fi
 }
 
+# A narrowing group whose entry lists no members: a local one (/etc/group says it has none) shows
+# alice outside it; a directory's (a directory that leaves member lists out, as SSSD's
+# ignore_group_members does) cannot: she gets nothing, with the reason.
+case_memberless() {
+  policy $'@localgrp none\n* cap_net_raw\n'
+  inside "files cdtest" up 0 "" "$run_login alice"
+  if grep -q 'CapInh=2000$' "$work/out"; then ok "memberless local group: alice gets *"
+  else not_ok "memberless local group: alice gets *"; fi
+  policy $'@hidden none\n* cap_net_raw\n'
+  inside "files cdtest" up 0 "" "$run_login alice"
+  if grep -q 'CapInh=0$' "$work/out" && grep -q 'user=alice: group hidden (.*its entry lists no members' "$work/err"; then
+    ok "memberless directory group: alice nothing"
+  else not_ok "memberless directory group: alice nothing"; fi
+}
+
 # The second question does not take away what the policy gives: alice, in no narrowing group,
 # gets "*" with everything up; bob, in contractors, nothing.
 case_all_up() {
@@ -221,6 +238,13 @@ cases_check() {
   expect_check "check: [UNAVAIL=return TRYAGAIN=return] makes the outage final" 0 --absent warning
   inside "files cdtest [UNAVAIL=return] cdother" up 0 "" "$run_check"
   expect_check "check: [UNAVAIL=return] alone leaves TRYAGAIN hidden" 1 "group: a source after cdtest"
+  policy $'@hidden none\n* cap_net_raw\n'
+  inside "files cdtest" up 0 "" "$run_check"
+  expect_check "check: a narrowing directory group listed without members" 1 \
+    "warning: $work/policy:1: group 'hidden' gives less than \"*\", and NSS answers it with no members"
+  policy $'@localgrp none\n* cap_net_raw\n'
+  inside "files cdtest" up 0 "" "$run_check"
+  expect_check "check: a local narrowing group without members is no warning" 0 --absent warning
   policy $'@netops cap_net_raw\n'
   inside "cdtest files" up 0 "" "$run_check"
   expect_check "check: netops is gid 2000 in /etc/group, NSS answers 5000" 1 \
@@ -255,6 +279,7 @@ PY
 }
 
 case_all_up
+case_memberless
 cases_check
 case_initgroups
 case_backend_order

@@ -819,13 +819,22 @@ static int compare_user(struct import *im, const struct cd_policy *pol, const ch
 	struct cd_user u;
 	struct cd_grant g = { 0 };
 	int rc = -1;
-	if (cd_user_lookup(&u, name, pol) < 0 || cd_resolve(pol, &u, &g) < 0) {
+	int looked_up = cd_user_lookup(&u, name, pol);
+	if ((looked_up < 0 && u.contradiction == NULL) ||
+	    (looked_up == 0 && cd_resolve(pol, &u, &g) < 0)) {
 		char *why = cd_user_failure(&u, errno);
 		fputs("capdelegate: error: user ", stderr);
 		cli_print_name(stderr, name);
 		fprintf(stderr, ": %s: no comparison\n", why ? why : "cannot look up the user");
 		free(why);
 		goto out;
+	}
+	if (u.contradiction != NULL) {
+		/* NSS answered, and login would grant this user nothing (pam_capdelegate(8),
+		 * GROUPS): that is the translation's side of the comparison */
+		fputs("capdelegate: note: user ", stderr);
+		cli_print_name(stderr, name);
+		fprintf(stderr, ": %s: login grants nothing under the translation\n", u.contradiction);
 	}
 	const struct pc_rule *r = pam_cap_rule(im, &u);
 	if (pam_cap_keeps(r) && g.caps == 0) {

@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,7 +17,8 @@
 
 /* 2: fP, fI and fE of a value the kernel will not show are null (unknown), no longer empty;
  * scan.vanished, errors[] and vanished[] added. 3: host and host_hex added (report).
- * 4: userdb (systemd's user records) added. 5: userdb.records[].privileged added. */
+ * 4: userdb (systemd's user records) added. 5: machine_id and userdb.records[].privileged
+ * added. */
 #define SCHEMA_VERSION 5
 
 /* "key": "text", "key_hex": "bytes" - the string for people, the hex for exact bytes. */
@@ -244,16 +247,59 @@ static void json_userdb(FILE *out, const struct cli_userdb *db)
 	fputs("]}", out);
 }
 
+/* This machine's ID as systemd reads /etc/machine-id (machine-id(5); id128_read_fd with the
+ * plain format, all zeros refused): 32 hex digits of either case, a newline after them or
+ * not, and nothing else. Into @id in lower case (as sd_id128_to_string writes it); 0, or -1
+ * when it is unset ("uninitialized", empty, missing) or not so. */
+static int machine_id(char id[33])
+{
+	char buf[38];	/* one byte more than the longest form systemd reads, a UUID's */
+	size_t n = 0;
+	int fd = open("/etc/machine-id", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	while (n < sizeof(buf)) {
+		ssize_t r = read(fd, buf + n, sizeof(buf) - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			n = 0;	/* what could not be read is no ID */
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n == 33 && buf[32] == '\n')
+		n = 32;
+	int nonzero = 0;
+	for (size_t i = 0; n == 32 && i < 32; i++) {
+		char c = buf[i] >= 'A' && buf[i] <= 'F' ? (char)(buf[i] - 'A' + 'a') : buf[i];
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return -1;
+		nonzero |= c != '0';
+		id[i] = c;
+	}
+	id[32] = '\0';
+	return n == 32 && nonzero ? 0 : -1;
+}
+
 void cli_audit_print_json(FILE *out, const struct cli_audit *a)
 {
-	/* The host's name, so that `capdelegate report` can tell a fleet's files apart. The
-	 * kernel's limit is HOST_NAME_MAX; POSIX leaves a truncated name unterminated. */
+	/* The host's name, so that `capdelegate report` can name a fleet's files. The kernel's
+	 * limit is HOST_NAME_MAX; POSIX leaves a truncated name unterminated. */
 	char host[HOST_NAME_MAX + 1] = "";
 	if (gethostname(host, sizeof(host)) != 0)
 		host[0] = '\0';
 	host[sizeof(host) - 1] = '\0';
+	/* ... and what tells it apart from a clone of another name's or a host that took its
+	 * name: the machine-id, which a clone made anew does not share */
+	char id[33];
 	fprintf(out, "{\"version\":%d,", SCHEMA_VERSION);
 	json_name(out, "host", host);
+	if (machine_id(id) == 0)
+		fprintf(out, ",\"machine_id\":\"%s\"", id);
+	else
+		fputs(",\"machine_id\":null", out);
 	fputs(",\"bounding\":", out);
 	cli_json_caps(out, a->bound);
 	fputc(',', out);

@@ -1,20 +1,25 @@
 # report-cases.sh: `capdelegate report FILE...`, the fleet view of many hosts' `audit --json`
 # (sourced by run.sh). Every fixture is made by the real `capdelegate audit --json` on a
-# fixture tree, each "host" in its own UTS namespace (unshare --uts, hostname), then cut,
-# broken or edited by hand for the hostile inputs.
+# fixture tree, each "host" in its own UTS and mount namespaces (unshare --uts --mount,
+# hostname, a machine-id of its own bound over /etc/machine-id), then cut, broken or edited by
+# hand for the hostile inputs.
 
 REPORT_CASES=(
   report_audit_records_host report_two_hosts report_drift_and_errors report_bad_inputs
   report_odd_host_name report_missing_host report_usage report_unreadable_and_shapes
   fault_alloc_report fault_memstream_report valgrind_report report_user_and_group_one_name
-  report_subjects_sorted
+  report_subjects_sorted report_audit_records_machine_id
 )
 
-# host_audit NAME POLICY ARGS...: audit --json as host NAME; prints the JSON file's path.
+# host_audit NAME POLICY ARGS...: audit --json as host NAME, whose /etc/machine-id holds
+# $MACHINE_ID (printf %b; unset: 32 hex digits of its own, from NAME); prints the JSON file's
+# path.
 host_audit() {
-  local name=$1 pol=$2 f="$CASE_DIR/$1.json"; shift 2
-  unshare --uts -- sh -c 'hostname "$1" && shift && exec "$@"' sh "$name" \
-    "$BIN" audit --json --config "$pol" "$@" >"$f" || [ $? -le 2 ]
+  local name=$1 pol=$2 f="$CASE_DIR/$1.json" mid="$CASE_DIR/$1.machine-id"; shift 2
+  if [ -n "${MACHINE_ID+set}" ]; then printf '%b' "$MACHINE_ID" >"$mid"
+  else printf '%s' "$name" | md5sum | cut -c1-32 >"$mid"; fi
+  unshare --uts --mount -- sh -c 'mount --bind "$1" /etc/machine-id && hostname "$2" && shift 2 && exec "$@"' \
+    sh "$mid" "$name" "$BIN" audit --json --config "$pol" "$@" >"$f" || [ $? -le 2 ]
   echo "$f"
 }
 
@@ -37,7 +42,13 @@ P
   H1=$(host_audit web1 "$p1" "$t"); H2=$(host_audit web2 "$p2" "$t")
 }
 
-need_unshare() { need_root; unshare --uts true 2>/dev/null || skip "no UTS namespace (unshare --uts)"; }
+# mid_of NAME: the machine-id host_audit gives host NAME.
+mid_of() { printf '%s' "$1" | md5sum | cut -c1-32; }
+
+need_unshare() {
+  need_root; unshare --uts true 2>/dev/null || skip "no UTS namespace (unshare --uts)"
+  [ -f /etc/machine-id ] && unshare --mount true 2>/dev/null || skip "no /etc/machine-id to bind over, or no mount namespace"
+}
 
 # A grant is a capability, a kind and a subject: two rules of one subject text and different
 # kinds are two grants, in the table and in --json, never one subject held on twice the hosts.
@@ -389,4 +400,37 @@ t_valgrind_report() {
   vg_run report --json "$H1" "$H2"; want_rc 1
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["differs"], d' "$OUT" \
     || fail "report --json lists no difference"
+}
+
+# audit --json records the host's machine-id (machine-id(5)) as systemd reads /etc/machine-id
+# (id128_read_fd, plain format, all zeros refused): 32 hex digits of either case, with a
+# newline after them or not, written in lower case; anything else is null.
+t_report_audit_records_machine_id() {
+  need_unshare; local p f v want; p=$(policy <<<"alice cap_net_raw")
+  while IFS='|' read -r v want; do
+    f=$(MACHINE_ID="$v" host_audit web1 "$p" "$CASE_DIR")
+    python3 - "$f" "$want" <<'PY' || fail "machine-id file '$v'"
+import json, sys
+d = json.load(open(sys.argv[1])); want = None if sys.argv[2] == "null" else sys.argv[2]
+assert d["machine_id"] == want, (d["machine_id"], want)
+assert list(d)[:4] == ["version", "host", "host_hex", "machine_id"], list(d)
+PY
+  done <<'IDS'
+3d1219c7c4c5404aaa1f6d2a48adfda4\n|3d1219c7c4c5404aaa1f6d2a48adfda4
+3D1219C7C4C5404AAA1F6D2A48ADFDA4|3d1219c7c4c5404aaa1f6d2a48adfda4
+0123456789abcdefABCDEF0123456789|0123456789abcdefabcdef0123456789
+|null
+uninitialized\n|null
+uninitialized|null
+00000000000000000000000000000000\n|null
+3d1219c7-c4c5-404a-aa1f-6d2a48adfda4\n|null
+3d1219c7c4c5404aaa1f6d2a48adfda4\n\n|null
+3d1219c7c4c5404aaa1f6d2a48adfdag\n|null
+ 3d1219c7c4c5404aaa1f6d2a48adfda4|null
+3d1219c7c4c5404aaa1f6d2a48adfda|null
+IDS
+  local p2; p2=$(policy <<<"alice cap_net_raw"); mkdir -p "$CASE_DIR/empty"
+  MACHINE_ID=3d1219c7c4c5404aaa1f6d2a48adfda4 host_audit web1 "$p2" "$CASE_DIR/empty" >/dev/null
+  "$HERE/check-json.py" --may-be-empty files --may-be-empty matrix --may-be-empty errors \
+    --may-be-empty vanished --may-be-empty findings --may-be-empty userdb.records "$MAN" "$CASE_DIR/web1.json" >&2 || fail "JSON schema"
 }

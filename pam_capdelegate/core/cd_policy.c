@@ -160,7 +160,7 @@ size_t cd_unescape(const char *s, char *byte)
 }
 
 /* The escapes of one name that a winbind name (DOMAIN\user) could have meant literally: bit k
- * set when byte k of the decoded name came from one (issue 18: CORP\100234 reads CORP@234). */
+ * set when byte k of the decoded name came from one (CORP\100234 reads CORP@234). */
 struct literal_doubt {
 	int any;
 	uint64_t at[(CD_MAX_NAME_LEN + 63) / 64];

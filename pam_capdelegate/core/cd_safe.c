@@ -1,7 +1,7 @@
 /*
  * cd_safe.c - open a policy file only if nobody but root can choose its text.
  *
- * Judging the file alone is not enough (issue 8, over-grant 3): a root-owned 0644 regular file
+ * Judging the file alone is not enough: a root-owned 0644 regular file
  * on procfs (/proc/PID/comm of a setuid program started under a chosen name) has text another
  * user picks, and a symlink or a writable directory anywhere on the path lets a user swap the
  * file. So, as OpenSSH's safe_path does for authorized_keys:

@@ -1,6 +1,6 @@
 /*
- * test_module.c - stack tests that need a hand on the module's environment (issue 14: each
- * case here fails on a bug the mutation suite plants, see tests/mutations/):
+ * test_module.c - stack tests that need a hand on the module's environment (each case here
+ * fails on a bug the mutation suite plants, see tests/mutations/):
  *  - apply failures: this program defines every libcap call of the apply path (cap_get_proc,
  *    cap_get_flag, cap_get_bound, cap_iab_init, cap_iab_set_vector, cap_iab_set_proc) and
  *    capget/capset, and libcdcore inside the module binds to them (the module resolves these
@@ -708,7 +708,7 @@ static void test_strdup_failure_at_each_call(void **state)
 		fail_msg("%d copies made by the module: want between 1 and 30", n);
 }
 
-/* Issue 18, finding 3: whichever call of the apply path fails, at its first call or at every
+/* Whichever call of the apply path fails, at its first call or at every
  * call, login's pI (cap_setgid,cap_setuid: 0xc0, as login(1) leaves it) never reaches the
  * session through the packaged "optional" line: pI ends as the grant or empty, and a pI
  * emptied after a failure is logged. Lowering pI needs no privilege, so a second path (plain
@@ -949,7 +949,7 @@ static void test_rules_text_out_of_memory(void **state)
 
 /* The policy is a symlink swapped for one to an unsafe file right after realpath resolved it:
  * the file opened is the resolved one, in the directories that were judged, never the new
- * target. The swap is a change of the policy (issue 18): it is read again, and the link now
+ * target. The swap is a change of the policy: it is read again, and the link now
  * leads into a directory anyone may write, so nothing is granted. */
 static void test_link_swapped_after_resolving(void **state)
 {
@@ -1011,7 +1011,7 @@ static void test_relative_config_never_read(void **state)
 	free(args);
 }
 
-/* ---- issue 18: the user and the transaction's cache --------------------------------------- */
+/* ---- the user and the transaction's cache ------------------------------------------------ */
 
 static void empty_user_account_setcred_session(pam_handle_t *pamh, struct outcome *o)
 {

@@ -467,7 +467,7 @@ static void test_policy_read_once_per_transaction(void **state)
 	expect_log(&o, "user=alice: policy already read in this transaction");
 }
 
-/* A user's groups are the names NSS gives her gids (pam_capdelegate(8), issue 23): staff-alias
+/* A user's groups are the names NSS gives her gids (pam_capdelegate(8), GROUPS): staff-alias
  * is gid 2010 under a second name, listing no member; grace is in staff (2010), so
  * getgrouplist gives her gid 2010, whose name is staff. "@staff" names her group, and
  * "@staff-alias" does not: the module no longer looks each policy group up by name (a second
@@ -517,7 +517,7 @@ static void test_session_only_and_reinitialize(void **state)
 	assert_true(o.inh == BIT(CAP_SYSLOG));
 }
 
-/* ---- issue 8: over-grants and the auth bypass ------------------------------------------ */
+/* ---- over-grants and the auth bypass --------------------------------------------------- */
 
 /* libcap's cap_from_name reads "cap_sys_admin-i" as cap_sys_admin. */
 static void test_suffixed_capability_grants_nothing(void **state)
@@ -823,7 +823,7 @@ static void test_strict_bad_option_refused(void **state)
 	expect_log_once(&o, "unknown option bogus");
 }
 
-/* ---- issue 18: names, groups, outages ---------------------------------------------------- */
+/* ---- names, groups, outages ------------------------------------------------------------- */
 
 /* A plain login of @user to @svc (@prep may be NULL) must leave pI exactly @inh and log @text. */
 static void expect_grant(const char *svc, const char *user, const struct prep *prep,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# torn.sh [--valgrind]: issue 18's torn-read test (test_torn.c): a writer rewrites the policy
+# torn.sh [--valgrind]: the torn-read test (test_torn.c): a writer rewrites the policy
 # in place and by rename while 8 processes log in; no grant may come from part of a version.
 set -euo pipefail
 [ "${1:-}" = --help ] && { sed -n '2,3p' "$0"; exit 0; }

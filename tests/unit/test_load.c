@@ -11,9 +11,9 @@
  *  - readdir failing after it returned the first drop-in (readdir defined here too);
  *  - a drop-in listed, then gone when it is opened (openat defined here), with a "none" line
  *    in it: never a policy read without it;
- *  - a drop-in that is a link to nothing is named as such (finding 7), and not by the target
+ *  - a drop-in that is a link to nothing is named as such, and not by the target
  *    of a longer link that replaced it meanwhile (readlinkat defined here);
- *  - finding 1, one whole version: a file that changes while it is read (read defined here
+ *  - one whole version: a file that changes while it is read (read defined here
  *    appends to it once the reader reached its end), a main file renamed over while a drop-in
  *    is opened, a policy changed just now, a policy that never stops changing, a file grown
  *    between its fstat and its read (read defined here), an empty file with old times that
@@ -863,7 +863,7 @@ static void test_dangling_link_replaced_not_shown(void **state)
 	free(main_path);
 }
 
-/* ---- one whole version (finding 1) ------------------------------------------------------ */
+/* ---- one whole version ------------------------------------------------------------------ */
 
 static size_t count_of(const char *text)
 {
@@ -1030,7 +1030,7 @@ static void test_empty_file_with_old_times_waits(void **state)
 	free(p);
 }
 
-/* The torn read of issue 18 seen under load: the first half of a policy, written a moment
+/* A torn read seen under load: the first half of a policy, written a moment
  * ago, whose ctime the coarse clock stamped while it lagged by 70 ms (measured here: up to
  * 66 ms behind the real clock at load 8). By that clock the file looks older than the settle
  * time, yet its writer is still between two chunks. capdelegate.conf(5): a policy changed

@@ -306,7 +306,7 @@ static void test_error_unknown_capability(void **state)
 }
 
 /* libcap's cap_from_name reads only the leading [A-Za-z_] run: each of these used to grant
- * the capability its prefix names (issue 8, over-grant 1). A token is a whole name or nothing. */
+ * the capability its prefix names. A token is a whole name or nothing. */
 static void test_error_name_with_suffix(void **state)
 {
 	(void)state;
@@ -897,7 +897,7 @@ static void test_capmask_text_and_names(void **state)
 	assert_int_equal(cd_cap_from_name("", 0), -1);
 }
 
-/* ---- mutation suite (issue 14): the edges a one-line bug moves --------------------------- */
+/* ---- mutation suite: the edges a one-line bug moves -------------------------------------- */
 
 /* CD_MAX_NAME_LEN is the limit, exactly: 256 bytes parse, 257 do not. */
 static void test_name_length_limit(void **state)
@@ -996,7 +996,7 @@ static void test_mutation_edges(void **state)
 	expect_rejected("alice cap_chown, none\n", 1, "'none' cannot be combined with capabilities");
 	expect_rejected("alice all\n", 1, "'all' is not allowed");
 	expect_rejected("-bob cap_chown\n", 1, "bad subject");
-	expect_rejected("bob\\011x cap_chown\n", 1, "bad subject");	/* bob@x is a name (issue 12) */
+	expect_rejected("bob\\011x cap_chown\n", 1, "bad subject");	/* bob@x is a name */
 	expect_rejected("ok cap_chown\nbad cap_nonesuch\n", 2, "unknown capability");
 }
 
@@ -1073,7 +1073,7 @@ static void test_path_with_space_escaped(void **state)
 	free(p);
 }
 
-/* ---- issue 18: names and capabilities --------------------------------------------------- */
+/* ---- names and capabilities ------------------------------------------------------------ */
 
 /* The scanner remembers the last capability field and the last name it looked up (the memo,
  * the repeated-line path): a shorter token that starts like a remembered longer name is still
@@ -1299,7 +1299,7 @@ static void test_escape_above_377_plain_backslash(void **state)
 	cd_policy_free(&pol);
 }
 
-/* Issue 18, finding 5: CORP\100234 is CORP@234 (\100 is '@'). A winbind name could have meant
+/* CORP\100234 is CORP@234 (\100 is '@'). A winbind name could have meant
  * such an escape literally, so the line is read as written and a warning (LOG_WARNING, FILE:LINE)
  * says how to write the literal name; escapes nobody means literally are not warned about. */
 static void test_escape_winbind_could_mean_literally(void **state)

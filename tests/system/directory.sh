@@ -166,8 +166,8 @@ done
 while read -r l; do log "pam_cap side by side: $l"; done <"$work/pam_cap-table.tsv"
 
 # --- 3. outage, cached: slapd stopped, SSSD offline; users who logged in before ----------------
-root slapd-stop 'systemctl stop slapd; echo "@@ slapd=$(systemctl is-active slapd)"' || true
-check outage-cached/slapd-stopped "slapd: $(fact slapd-stop 0 slapd)" [ "$(fact slapd-stop 0 slapd)" = inactive ]
+root slapd-down 'systemctl stop slapd; echo "@@ slapd=$(systemctl is-active slapd)"' || true
+check outage-cached/slapd-stopped "slapd: $(fact slapd-down 0 slapd)" [ "$(fact slapd-down 0 slapd)" = inactive ]
 for u in erin@$D bob@$D alice@$D; do dlogin "cached-$u" "$u" || true; done
 journal_since cached 'echo "@@ online=$(timeout 60 sssctl domain-status corp.example.com 2>&1 | sed -n "s/^Online status: //p")"'
 check outage-cached/sssd-offline "sssctl: $(fact cached-journal 0 online)" [ "$(fact cached-journal 0 online)" = Offline ]
@@ -176,8 +176,8 @@ check outage-cached/bob-never-star-grant "CapInh=$(fact "cached-bob@$D" 1 self.C
   eval '! hex_and "$(fact "cached-bob@$D" 1 self.CapInh)" $NET_BIND_SERVICE'
 
 # --- 4. outage, no SSSD: directory users cannot log in, local users get the policy or nothing ---
-root sssd-stop 'systemctl start slapd; systemctl stop sssd; echo "@@ sssd=$(systemctl is-active sssd)"' || true
-check outage-nosssd/sssd-stopped "sssd: $(fact sssd-stop 0 sssd)" [ "$(fact sssd-stop 0 sssd)" = inactive ]
+root sssd-down 'systemctl start slapd; systemctl stop sssd; echo "@@ sssd=$(systemctl is-active sssd)"' || true
+check outage-nosssd/sssd-stopped "sssd: $(fact sssd-down 0 sssd)" [ "$(fact sssd-down 0 sssd)" = inactive ]
 rc=0; dlogin "nosssd-erin@$D" "erin@$D" || rc=$?
 check "outage-nosssd/erin@$D-refused" "ssh.exp status $rc (3 = refused)" [ "$rc" = 3 ]
 for u in carol bob; do dlogin "nosssd-$u" "$u" || true; done

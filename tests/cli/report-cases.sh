@@ -8,7 +8,10 @@ REPORT_CASES=(
   report_audit_records_host report_two_hosts report_drift_and_errors report_bad_inputs
   report_odd_host_name report_missing_host report_usage report_unreadable_and_shapes
   fault_alloc_report fault_memstream_report valgrind_report report_user_and_group_one_name
-  report_subjects_sorted report_audit_records_machine_id
+  report_subjects_sorted report_audit_records_machine_id report_file_named_twice
+  report_duplicate_keys report_host_hex_contradicts_host report_clones_told_apart
+  report_one_machine_twice report_one_name_without_machine_id fault_alloc_report_identity
+  valgrind_report_identity
 )
 
 # host_audit NAME POLICY ARGS...: audit --json as host NAME, whose /etc/machine-id holds
@@ -120,8 +123,8 @@ PY
 t_report_two_hosts() {
   need_unshare; report_hosts
   cd_run report "$H1" "$H2"; want_rc 1
-  want_line "$OUT" "host\tweb1\t$H1\thost-field"
-  want_line "$OUT" "host\tweb2\t$H2\thost-field"
+  want_line "$OUT" "host\tweb1\t$H1\thost-field\t$(mid_of web1)"
+  want_line "$OUT" "host\tweb2\t$H2\thost-field\t$(mid_of web2)"
   want_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb1"
   want_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb2"
   want_line "$OUT" "grant\tcap_sys_time\tuser\talice\tweb2"
@@ -134,8 +137,8 @@ t_report_two_hosts() {
   [ "$(count_lines "$OUT" '^differs')" -eq 2 ] || fail "differs records"
   no_match "$OUT" '^(drift|error)'
   [ ! -s "$ERR" ] || fail "stderr not empty"
-  # the same host twice agrees with itself: nothing to warn about
-  cd_run report "$H1" "$H1"; want_rc 0
+  # the same file twice is reported once: it agrees with itself (the naming is an error)
+  cd_run report "$H1" "$H1"; want_rc 2
   no_match "$OUT" '^differs'
   cd_tty report "$H1" "$H2"; want_rc 1
   want_text "$OUT" "== Subjects whose policy lines differ between hosts"
@@ -143,7 +146,7 @@ t_report_two_hosts() {
   want_line "$OUT" "user  alice    cap_net_raw  cap_net_raw,cap_sys_time"
   # every table of the report is there on a terminal, its rows aligned
   want_text "$OUT" "== Hosts"
-  grep -qE "^web2 +$H2 +host-field\$" "$OUT" || fail "no row of web2 in the hosts table"
+  grep -qE "^web2 +$H2 +host-field +$(mid_of web2)\$" "$OUT" || fail "no row of web2 in the hosts table"
   want_text "$OUT" "== Who holds each capability where (policy lines)"
   grep -qE '^cap_sys_time +user +alice +web2$' "$OUT" || fail "no row of alice's cap_sys_time in the grants table"
   cd_run report --json "$H1" "$H2"; want_rc 1
@@ -195,7 +198,7 @@ assert [(x["host"], x["id"]) for x in d["errors"]] == [("db3", "fP-bypass")], d[
 # host and host_hex
 assert sorted(d) == ["differs", "drift", "errors", "grants", "hosts", "rejected", "version"], sorted(d)
 for x in d["drift"] + d["errors"]:
-    assert sorted(x) == ["host", "host_hex", "id", "message", "path"], x
+    assert sorted(x) == ["host", "host_hex", "id", "machine_id", "message", "path"], x
 for x in d["grants"]:
     assert sorted(x) == ["capability", "hosts", "kind", "subject"], x
 PY
@@ -278,17 +281,15 @@ assert bytes.fromhex(h["host_hex"]) == b"h\x1b[31m\tx\xff", h
 assert h["host"] == "h\x1b[31m\tx\ufffd", h
 PY
   no_text "$OUT" $'\x1b'
-  # a host_hex of odd length is no byte string: the host field names the host, never the
-  # pairs before its last digit
-  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host"]="web1"; d["host_hex"]="41424"; print(json.dumps(d))' "$f" >"$CASE_DIR/oddhex.json"
-  cd_run report "$CASE_DIR/oddhex.json"; want_rc 0
-  want_line "$OUT" 'grant\tcap_net_raw\tuser\talice\tweb1'
-  # nor is one with a digit that is not hex in either half of a pair: the host field again
+  # a host_hex of odd length is no byte string, nor is one with a digit that is not lower-case
+  # hex in either half of a pair: the file is rejected, never named by the pairs before the
+  # bad digit, nor by its host field alone (capdelegate(8), report)
   local bad
-  for bad in 4142z3 41423z 4142zz 4142G3; do
+  for bad in 41424 4142z3 41423z 4142zz 4142G3 414243G 41420043; do
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host"]="web1"; d["host_hex"]=sys.argv[2]; print(json.dumps(d))' "$f" "$bad" >"$CASE_DIR/badhex.json"
-    cd_run report "$CASE_DIR/badhex.json"; want_rc 0
-    want_line "$OUT" 'grant\tcap_net_raw\tuser\talice\tweb1'
+    cd_run report "$CASE_DIR/badhex.json"; want_rc 2
+    want_line "$ERR" "capdelegate: report: $CASE_DIR/badhex.json: rejected, not reported: host_hex: not the hex of a host name (pairs of lower-case hex digits, no 00)"
+    no_text "$OUT" "grant	"
   done
 }
 
@@ -303,7 +304,7 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
   cd_run report "$H1" "$f"; want_rc 1
   want_line "$ERR" "capdelegate: report: $f: no host name recorded (an audit before version 3?): the file name stands for the host"
-  want_line "$OUT" "host\t$f\t$f\tfile-name"
+  want_line "$OUT" "host\t$f\t$f\tfile-name\t$(mid_of web2)"
   want_line "$OUT" "grant\tcap_sys_time\tuser\talice\t$f"
 }
 
@@ -339,8 +340,8 @@ t_report_unreadable_and_shapes() {
   want_line "$ERR" "capdelegate: report: $d/capint1: rejected, not reported: policy.rules[]: an entry without kind, subject and caps"
   no_text "$ERR" "$d/blanks"
   [ "$(wc -l <"$ERR")" -eq 7 ] || fail "one line per bad file"
-  want_line "$OUT" "host\tweb1\t$H1\thost-field"
-  want_line "$OUT" "host\tweb2\t$d/blanks\thost-field"
+  want_line "$OUT" "host\tweb1\t$H1\thost-field\t$(mid_of web1)"
+  want_line "$OUT" "host\tweb2\t$d/blanks\thost-field\t$(mid_of web2)"
   want_line "$OUT" "differs\tuser\tbob\tweb1=-\tweb2=cap_net_raw"
   # an error-level finding with an empty message: on a terminal its row ends at its path,
   # without the blanks of an empty last column
@@ -433,4 +434,189 @@ IDS
   MACHINE_ID=3d1219c7c4c5404aaa1f6d2a48adfda4 host_audit web1 "$p2" "$CASE_DIR/empty" >/dev/null
   "$HERE/check-json.py" --may-be-empty files --may-be-empty matrix --may-be-empty errors \
     --may-be-empty vanished --may-be-empty findings --may-be-empty userdb.records "$MAN" "$CASE_DIR/web1.json" >&2 || fail "JSON schema"
+}
+
+# One file named twice (or by two paths: a link) is one host: reported once, every row once,
+# and the second naming said and counted an error of usage (exit 2).
+t_report_file_named_twice() {
+  need_unshare; report_hosts
+  ln -s "$H1" "$CASE_DIR/link.json"
+  cd_run report "$H1" "$H2" "$H1" "$CASE_DIR/link.json"; want_rc 2
+  want_line "$ERR" "capdelegate: report: $H1: the same file as $H1, named again: reported once"
+  want_line "$ERR" "capdelegate: report: $CASE_DIR/link.json: the same file as $H1, named again: reported once"
+  [ "$(wc -l <"$ERR")" -eq 2 ] || fail "one line per naming again"
+  [ "$(count_lines "$OUT" '^host	')" -eq 2 ] || fail "two hosts"
+  [ "$(count_lines "$OUT" "^grant	cap_net_raw	user	alice	web1\$")" -eq 1 ] || fail "a row doubled"
+  want_line "$OUT" "differs\tuser\talice\tweb1=cap_net_raw\tweb2=cap_net_raw,cap_sys_time"
+  cd_run report --json "$H1" "$H1"; want_rc 2
+  python3 - "$OUT" "$H1" <<'PY' || fail "JSON"
+import json, sys
+d, f = json.load(open(sys.argv[1])), sys.argv[2]
+assert [h["file"] for h in d["hosts"]] == [f], d["hosts"]
+assert d["rejected"] == [{"file": f, "file_hex": f.encode().hex(), "why": "the same file as " + f + ", named again: reported once"}], d["rejected"]
+assert all(len(g["hosts"]) == 1 for g in d["grants"]), d["grants"]
+PY
+}
+
+# Two equal keys in one object: json-c keeps the last, so the file could say one host, rule or
+# finding to one reader and another to the next. Any such object rejects the file (a key
+# spelled with escapes is the same key), with the byte where the second one starts.
+t_report_duplicate_keys() {
+  need_unshare; report_hosts
+  local d="$CASE_DIR/dup" f k n at
+  local py='import sys; t=open(sys.argv[1]).read(); exec(sys.argv[2]); open(sys.argv[3], "w").write(t)'
+  mkdir -p "$d"
+  python3 -c "$py" "$H1" 't = t.replace("{", "{\"host\":\"evil\",", 1)' "$d/host"
+  python3 -c "$py" "$H1" 't = t.replace("{", "{\"ho\\u0073t\":\"evil\",", 1)' "$d/escaped"
+  python3 -c "$py" "$H1" 't = t.replace("\"caps\":", "\"caps\":[],\"caps\":", 1)' "$d/caps"
+  python3 -c "$py" "$H1" 't = t.replace("\"scan\":{", "\"scan\":{\"x\":1,\"x\":2,", 1)' "$d/unread"
+  python3 -c "$py" "$H1" 't = t.replace("\"scan\":{", "\"scan\":{\"a\":{\"x\":[{\"y\":1,\"y\":2}]},", 1)' "$d/deep"
+  cd_run report "$H2" "$d/host" "$d/escaped" "$d/caps" "$d/unread" "$d/deep"; want_rc 2
+  # FILE:KEY:N: the second key starts where "KEY": does for the Nth time
+  for f in host:host:2 escaped:host:1 caps:caps:2 unread:x:2 deep:y:2; do
+    IFS=: read -r f k n <<<"$f"
+    at=$(python3 -c 'import sys; t=open(sys.argv[1]).read(); k="\"%s\":" % sys.argv[2]; i=-1
+for _ in range(int(sys.argv[3])): i=t.index(k, i + 1)
+print(i)' "$d/$f" "$k" "$n")
+    want_line "$ERR" "capdelegate: report: $d/$f: rejected, not reported: byte $at: the key \"$k\" twice in one object (json-c would keep the last)"
+  done
+  [ "$(wc -l <"$ERR")" -eq 5 ] || fail "one line per file"
+  want_line "$OUT" "host\tweb2\t$H2\thost-field\t$(mid_of web2)"
+  no_text "$OUT" "web1"; no_text "$OUT" "evil"
+  # equal keys in two objects are no contradiction
+  python3 -c "$py" "$H1" 't = t.replace("\"scan\":{", "\"scan\":{\"a\":{\"x\":1},\"b\":{\"x\":1},", 1)' "$d/apart"
+  cd_run report "$d/apart"; want_rc 0
+}
+
+# host is host_hex's bytes as audit writes them (valid UTF-8 kept, each other byte U+FFFD): a
+# file whose two disagree says two names; rejected, with both. Either alone names the host.
+t_report_host_hex_contradicts_host() {
+  need_unshare; report_hosts
+  local d="$CASE_DIR/hex" py='import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2]); print(json.dumps(d))'
+  mkdir -p "$d"
+  python3 -c "$py" "$H1" 'd["host_hex"] = b"web2".hex()' >"$d/other"
+  python3 -c "$py" "$H1" 'd["host"] = "h\ufffdx"; d["host_hex"] = "68c3a978"' >"$d/notfffd"
+  python3 -c "$py" "$H1" 'd["host"] = "web1 "' >"$d/space"
+  python3 -c "$py" "$H1" 'd["host"] = "h\ufffdx"; d["host_hex"] = "68ff78"; d["machine_id"] = "1" * 32' >"$d/fffd"
+  python3 -c "$py" "$H1" 'del d["host_hex"]; d["host"] = "alone"; d["machine_id"] = "2" * 32' >"$d/hostonly"
+  python3 -c "$py" "$H1" 'del d["host"]; d["host_hex"] = b"hexonly".hex(); d["machine_id"] = "3" * 32' >"$d/hexonly"
+  cd_run report "$d/other" "$d/notfffd" "$d/space" "$d/fffd" "$d/hostonly" "$d/hexonly"; want_rc 2
+  want_line "$ERR" "capdelegate: report: $d/other: rejected, not reported: host_hex is web2, host is web1: two names"
+  want_line "$ERR" "capdelegate: report: $d/notfffd: rejected, not reported: host_hex is h\xc3\xa9x, host is h\xef\xbf\xbdx: two names"
+  want_line "$ERR" "capdelegate: report: $d/space: rejected, not reported: host_hex is web1, host is web1 : two names"
+  [ "$(wc -l <"$ERR")" -eq 3 ] || fail "one line per rejected file"
+  want_line "$OUT" "host\th\\\\xffx\t$d/fffd\thost-field\t11111111111111111111111111111111"
+  want_line "$OUT" "host\talone\t$d/hostonly\thost-field\t22222222222222222222222222222222"
+  want_line "$OUT" "host\thexonly\t$d/hexonly\thost-field\t33333333333333333333333333333333"
+}
+
+# Hosts are told apart by their machine-id (machine-id(5): a clone made anew gets its own), not
+# by the name each audit gives itself: two machines of one name (clones, or one taking
+# another's name) are two hosts, each shown as NAME@MACHINE-ID, and report warns (exit 1). A
+# name that would read as another's NAME@MACHINE-ID is shown with its own machine-id too.
+t_report_clones_told_apart() {
+  need_unshare; local t="$CASE_DIR/tree" p1 p2 a b c m1=11111111111111111111111111111111
+  local m2=22222222222222222222222222222222 m3=33333333333333333333333333333333
+  capfile "$t/ping" cap_net_raw=i
+  p1=$(policy one <<<"alice cap_net_raw"); p2=$(policy two <<<"alice cap_net_raw, cap_sys_time")
+  a="$CASE_DIR/a.json" b="$CASE_DIR/b.json" c="$CASE_DIR/c.json"
+  mv "$(MACHINE_ID=$m1 host_audit web "$p1" "$t")" "$a"
+  mv "$(MACHINE_ID=$m2 host_audit web "$p2" "$t")" "$b"
+  # hostname(1) refuses '@' in a name; the kernel does not: the name edited in
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host"]="web@"+sys.argv[2]; d["host_hex"]=d["host"].encode().hex(); d["machine_id"]=sys.argv[3]; print(json.dumps(d))' "$a" "$m1" "$m3" >"$c"
+  cd_run report "$a" "$b" "$c"; want_rc 1
+  want_line "$ERR" "capdelegate: report: warning: $b: names itself web, as $a does: told apart by machine-id (web@$m1, web@$m2)"
+  want_line "$ERR" "capdelegate: report: warning: $c: names itself web@$m1, as another host is shown: told apart by machine-id (web@$m1@$m3)"
+  want_line "$OUT" "host\tweb@$m1\t$a\thost-field\t$m1"
+  want_line "$OUT" "host\tweb@$m2\t$b\thost-field\t$m2"
+  want_line "$OUT" "host\tweb@$m1@$m3\t$c\thost-field\t$m3"
+  want_line "$OUT" "grant\tcap_sys_time\tuser\talice\tweb@$m2"
+  no_line "$OUT" "grant\tcap_sys_time\tuser\talice\tweb@$m1"
+  want_line "$OUT" "differs\tuser\talice\tweb@$m1=cap_net_raw\tweb@$m2=cap_net_raw,cap_sys_time\tweb@$m1@$m3=cap_net_raw"
+  cd_run report --json "$a" "$b"; want_rc 1
+  python3 - "$OUT" "$m1" "$m2" <<'PY' || fail "JSON"
+import json, sys
+d, m1, m2 = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+assert d["version"] == 2, d["version"]
+assert [(h["host"], h["machine_id"]) for h in d["hosts"]] == [("web", m1), ("web", m2)], d["hosts"]
+x = d["differs"][0]["hosts"]
+assert [(h["host"], h["machine_id"], h["caps"]) for h in x] == [("web", m1, ["cap_net_raw"]), ("web", m2, ["cap_net_raw", "cap_sys_time"])], x
+g = {x["capability"]: [h["machine_id"] for h in x["hosts"]] for x in d["grants"]}
+assert g == {"cap_net_raw": [m1, m2], "cap_sys_time": [m2]}, g
+PY
+}
+
+# One machine-id in two files: one machine audited twice, or a clone whose machine-id was never
+# made anew; reporting both would show one machine as two. The later file is rejected, named
+# with the earlier one (exit 2), whatever names they give themselves.
+t_report_one_machine_twice() {
+  need_unshare; local t="$CASE_DIR/tree" p a b m=44444444444444444444444444444444
+  mkdir -p "$t"; p=$(policy <<<"alice cap_net_raw")
+  a=$(MACHINE_ID=$m host_audit web1 "$p" "$t"); b=$(MACHINE_ID=$m host_audit web2 "$p" "$t")
+  cd_run report "$a" "$b"; want_rc 2
+  want_line "$ERR" "capdelegate: report: $b: rejected, not reported: machine-id $m is also $a's (web1): one machine in two files, or a clone whose machine-id was not made anew"
+  want_line "$OUT" "host\tweb1\t$a\thost-field\t$m"
+  no_text "$OUT" "web2"
+}
+
+# Without a machine-id (an audit before version 5, or a host whose /etc/machine-id is unset) a
+# host is known by its name only: a second file of that name cannot be told apart from the
+# first, and is rejected with it named (exit 2).
+t_report_one_name_without_machine_id() {
+  need_unshare; local t="$CASE_DIR/tree" p a b c
+  mkdir -p "$t"; p=$(policy <<<"alice cap_net_raw")
+  a="$CASE_DIR/a.json"; mv "$(MACHINE_ID='' host_audit web1 "$p" "$t")" "$a"
+  b="$CASE_DIR/b.json"; mv "$(MACHINE_ID='uninitialized\n' host_audit web1 "$p" "$t")" "$b"
+  c="$CASE_DIR/c.json"; mv "$(host_audit web1 "$p" "$t")" "$c"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["machine_id"] is None' "$a" || fail "machine_id not null"
+  cd_run report "$a" "$b" "$c"; want_rc 2
+  want_line "$ERR" "capdelegate: report: $b: rejected, not reported: names itself web1, as $a does, and no machine-id tells them apart"
+  want_line "$ERR" "capdelegate: report: $c: rejected, not reported: names itself web1, as $a does, and no machine-id tells them apart"
+  want_line "$OUT" "host\tweb1\t$a\thost-field\t-"
+}
+
+# A fleet of every case of identity: clones of one name (shown with their machine-ids), a name
+# that reads as one of those, a machine-id twice, a file named again, a key twice, a host_hex
+# that is not host's. Sets FLEET to the files, in order.
+identity_fleet() {
+  local t="$CASE_DIR/tree" p1 p2 f=() py='import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2]); print(json.dumps(d))'
+  capfile "$t/ping" cap_net_raw=i
+  p1=$(policy one <<<"alice cap_net_raw"); p2=$(policy two <<<"alice cap_net_raw, cap_sys_time")
+  mv "$(MACHINE_ID=11111111111111111111111111111111 host_audit web "$p1" "$t")" "$CASE_DIR/a.json"
+  mv "$(MACHINE_ID=22222222222222222222222222222222 host_audit web "$p2" "$t")" "$CASE_DIR/b.json"
+  python3 -c "$py" "$CASE_DIR/a.json" 'd["host"] = "web@" + "1" * 32; d["host_hex"] = d["host"].encode().hex(); d["machine_id"] = "3" * 32' >"$CASE_DIR/c.json"
+  python3 -c "$py" "$CASE_DIR/a.json" 'd["host"] = "db"; d["host_hex"] = b"db".hex()' >"$CASE_DIR/d.json"
+  python3 -c 'import sys; t=open(sys.argv[1]).read(); print(t.replace("{", "{\"host\":\"evil\",", 1))' "$CASE_DIR/b.json" >"$CASE_DIR/e.json"
+  python3 -c "$py" "$CASE_DIR/b.json" 'd["host_hex"] = b"other".hex(); d["machine_id"] = "4" * 32' >"$CASE_DIR/f.json"
+  FLEET=("$CASE_DIR/a.json" "$CASE_DIR/b.json" "$CASE_DIR/c.json" "$CASE_DIR/d.json" "$CASE_DIR/a.json"
+         "$CASE_DIR/e.json" "$CASE_DIR/f.json")
+}
+
+# Each allocation, memory stream and asprintf of report's judging of hosts failing in turn:
+# exit 2 with a message of its own, or the unfaulted answer (fault-cases.sh's sweep).
+t_fault_alloc_report_identity() {
+  need_unshare; identity_fleet
+  local n fmt
+  cd_run report "${FLEET[@]}"; want_rc 2
+  want_text "$OUT" "web@11111111111111111111111111111111@33333333333333333333333333333333"
+  n=$(sweep_alloc report "${FLEET[@]}"); echo "report: $n" >&2
+  n=$(sweep_alloc report --json "${FLEET[@]}"); echo "report --json: $n" >&2
+  n=$(SWEEP=CD_FAULT_MEMSTREAM sweep_alloc report "${FLEET[@]}"); echo "report, streams: $n" >&2
+  [ "${n%% *}" -ge 4 ] || fail "$n: fewer than the reasons' streams"
+  n=$(SWEEP=CD_FAULT_MEMSTREAM_CLOSE sweep_alloc report "${FLEET[@]}"); echo "report, closes: $n" >&2
+  for fmt in '%s@%s' 'byte %zu: %s'; do
+    n=$(CD_FAULT_ASPRINTF="$fmt" SWEEP=CD_FAULT_NTH sweep_alloc report "${FLEET[@]}"); echo "report, $fmt: $n" >&2
+    [ "${n%% *}" -ge 1 ] || fail "$fmt: $n"
+  done
+}
+
+# The same fleet under valgrind (memcheck, leaks too): as a table, TSV and JSON.
+t_valgrind_report_identity() {
+  need_unshare; command -v valgrind >/dev/null || skip "valgrind missing"
+  identity_fleet
+  VG_LEAKS=1 vg_run report "${FLEET[@]}"; want_rc 2
+  want_text "$OUT" "web@22222222222222222222222222222222"
+  VG_LEAKS=1 vg_run report --json "${FLEET[@]}"; want_rc 2
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["hosts"]) == 3 and len(d["rejected"]) == 4, d["rejected"]' "$OUT" \
+    || fail "report --json: $(head -c 600 "$OUT")"
 }

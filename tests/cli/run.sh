@@ -1045,6 +1045,12 @@ t_explain_directory_names() {
   want_line "$OUT" 'user\tCORP\\winuser\t1008\tlinux\\040admins'
   want_line "$OUT" "match\t$p:1\tgroup\t@linux\\\\040admins\tcap_net_raw"
   cd_nss check --config "$p"; want_rc 0
+  # explain's reason for a failed group names the group in its policy form: a bare blank would
+  # read as two words (and break a column in an aligned table)
+  printf 'root:x:0:0::/root:/bin/sh\nCORP\\winuser:x:1008:1008::/:/bin/sh\nbob:x:1002:1002::/:/bin/sh\n' >"$NSSDIR/passwd"
+  CD_FAULT_GROUPS='linux admins:2003' cd_nss explain bob --config "$p" "$CASE_DIR/nss"; want_rc 2
+  want_text "$ERR" "bob: cannot tell whether the user is in group linux\\040admins: a group backend fails"
+  no_text "$ERR" "linux admins"
 }
 
 # Drop-ins: check and explain read --confdir as the module reads confdir=; check

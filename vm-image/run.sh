@@ -41,6 +41,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -z "$policy" ] || [ -z "$overlay" ] || { echo "run.sh: --policy and --overlay exclude each other" >&2; exit 2; }
+# shellcheck source=vm-image/foreground.sh
+. "$here/foreground.sh"
+need_foreground vm-image/run.sh
 
 kernel=${CAPDELEGATE_KERNEL:-}
 if [ -z "$kernel" ]; then

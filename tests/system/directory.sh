@@ -45,6 +45,15 @@ journal_since() {
 $2}" || true
 }
 
+# --- what an administrator is told: lab's banner and the console's login screen ----------------
+# (users and groups as directory.ldif has them, the password of each, how to log in as one)
+check boot/banner-names-directory-users "$(grep -m2 -A1 '^== directory users' "$work/qemu.log" | paste -sd' ' || echo none)" \
+  eval 'grep -qF "== directory users: alice bob erin frank @$D, password = the name before @" "$work/qemu.log" &&
+    grep -qF "groups @$D: netops (erin), linux admins (frank), contractors (bob), bigteam" "$work/qemu.log" &&
+    grep -qF "ssh -p $port -l erin@$D 127.0.0.1" "$work/qemu.log"'
+check boot/issue-names-directory-users "$(grep -m1 'Directory' "$work/console-boot.txt" || echo 'no Directory line')" \
+  grep -q "erin@$D with" "$work/console-boot.txt"
+
 # --- the site: slapd over StartTLS, SSSD online, the names, bigteam ------------------------------
 read -r -d '' site <<'EOF' || true
 exec 2>&1

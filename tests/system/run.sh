@@ -57,11 +57,23 @@ rm -rf "$work"; mkdir -p "$work"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 sock=$work/console.sock
 
+# --- before the boot: `timeout N ./lab run` on a terminal ----------------------------------------
+# timeout(1) without --foreground gives lab a process group of its own, not the terminal's
+# foreground: QEMU would stop on SIGTTOU at its first use of the console. lab says so and what to
+# do instead, before it builds or boots anything. script(1) gives it a terminal (the "; echo" keeps
+# the shell from exec'ing timeout, which as the session's leader could not leave its group).
+script -qec "timeout 60 '$LAB_ROOT/lab' run --system --release $release --image '$image'; echo \"@@ rc=\$?\"" /dev/null \
+  </dev/null >"$work/lab-run-timeout.txt" 2>&1 || true
+check lab-run/timeout-without-foreground-refused "$(tr -d '\r' <"$work/lab-run-timeout.txt" | paste -sd' ')" \
+  eval 'tr -d "\r" <"$work/lab-run-timeout.txt" | grep -qx "@@ rc=2" && grep -q "SIGTTOU" "$work/lab-run-timeout.txt"'
+
 # --- boot ----------------------------------------------------------------------------------------
+# As an administrator boots it (./lab run --system [--release R] [--directory]), with the image
+# built above; the banner, which names the guest's users, goes to qemu.log.
 log "boot: QEMU (TCG), ssh on 127.0.0.1:$port"
 t_boot=$(date +%s%N)
-"$LAB_ROOT/vm-image/system/run.sh" --quiet --timeout 1800 --image "$image" --ssh-port "$port" --console-socket "$sock" \
-  >"$work/qemu.log" 2>&1 &
+"$LAB_ROOT/lab" run --system --release "$release" ${site:+"--$site"} --timeout 1800 --image "$image" \
+  --ssh-port "$port" --console-socket "$sock" >"$work/qemu.log" 2>&1 &
 qemu=$!
 # run.sh's child is timeout(1), which passes the signal on to QEMU.
 cleanup() { pkill -TERM -P "$qemu" 2>/dev/null || true; kill "$qemu" 2>/dev/null || true; }
@@ -82,6 +94,11 @@ check boot/console-no-module-noise "$(tr -d '\r' <"$work/console-boot.txt" | gre
 # The login screen tells a newcomer who can log in, as the minimal guest's does (/etc/issue).
 check boot/issue-names-demo-users "$(grep -m1 'Users:' "$work/console-boot.txt" || echo 'no Users: line')" \
   grep -q 'Users: alice bob carol dave erin, password = user name; root/root' "$work/console-boot.txt"
+# So does lab's banner, with the release the image holds (not the one named on the command line).
+# shellcheck disable=SC2034 # used in the eval'd check
+case $release in bookworm) os="Debian GNU/Linux 12 (bookworm)" ;; *) os="Debian GNU/Linux 13 ($release)" ;; esac
+check boot/banner-names-release "$(grep -m1 '^== capdelegate' "$work/qemu.log" || echo 'no banner')" \
+  eval 'grep -q "^== capdelegate .* ($os)" "$work/qemu.log"'
 for _ in $(seq 60); do ssh-keyscan -T 5 -p "$port" 127.0.0.1 >/dev/null 2>&1 && break; sleep 1; done
 log "boot: sshd answers after $(ms "$t_boot") ms"
 

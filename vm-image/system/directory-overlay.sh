@@ -91,6 +91,8 @@ order=$(grep -h -o -E 'pam_(unix|sss|systemd|capdelegate|mkhomedir)\.so' "$stage
 install -m 644 "$files/capdelegate.conf" "$stage/etc/security/capdelegate.conf"
 install -m 644 "$files/capdelegate.conf" "$stage/root/lab/capdelegate.conf"
 mkdir -p "$stage/home/corp"
+# The console's login screen names the directory's users, groups and passwords too.
+install -m 644 "$files/issue" "$stage/etc/issue"
 
 # --- pam_cap side by side: two scratch services that differ only in the capability module, and
 # the driver that runs their auth stack (pam_setcred) for a user and prints the pI it leaves.

@@ -307,10 +307,10 @@ session reinstalled-alice 1 alice reinstall/ssh-alice
 
 # --- 8. marks restored after package operations -----------------------------------------------
 # iputils-ping's postinst runs `setcap cap_net_raw+ep` on every install: everyone could ping. The
-# marks file names ping by the path dpkg knows (Debian 12 ships /bin/ping; merged /usr makes it
-# /usr/bin/ping). `dpkg -i` of the archived .deb is a reinstall as an upgrade does it; the
-# capdelegate package's file trigger (on /bin) must then set the mark again. dpkg.log gives the
-# order: configure iputils-ping (its postinst), then trigproc capdelegate.
+# marks file declares /usr/bin/ping, the file Debian 12's dpkg knows as /bin/ping (merged /usr).
+# `dpkg -i` of the archived .deb is a reinstall as an upgrade does it; the capdelegate package's
+# file trigger (on /bin) must then set the mark again. dpkg.log gives the order: configure
+# iputils-ping (its postinst), then trigproc capdelegate.
 read -r -d '' marks_restore <<'EOF' || true
 exec 2>&1; capdelegate marks apply; echo "@@ apply.rc=$?"
 journalctl -q -t capdelegate --cursor-file=/root/lab/jcursor >/dev/null; n=$(wc -l </var/log/dpkg.log)
@@ -378,6 +378,25 @@ fi
 m() { fact marks-hole 2 "$1"; }
 check marks-hole/apt-hook-restores "$(m hook)" [ "$(m hook)" = "/usr/bin/ping cap_net_raw=i" ]
 check marks-hole/marks-check-clean "rc=$(m check.rc)" [ "$(m check.rc)" = 0 ]
+
+# The README's demonstration of an upgrade, as written there: apt reinstalls iputils-ping (from
+# the image's local archive: the guest has no network), its postinst runs, and the mark is back
+# when apt returns, the restore in the journal under the path the marks file declares.
+read -r -d '' readme_upgrade <<'EOF' || true
+exec 2>&1; n=$(wc -l </var/log/dpkg.log)
+journalctl -q -t capdelegate --cursor-file=/root/lab/jcursor >/dev/null
+apt-get install --reinstall -y iputils-ping >/root/lab/reinstall.out; echo "@@ apt.rc=$?"
+echo "@@ configured=$(tail -n +$((n + 1)) /var/log/dpkg.log | grep -c ' configure iputils-ping:')"
+echo "@@ getcap=$(getcap /usr/bin/ping)"
+echo "@@ journal=$(journalctl -q -o cat -t capdelegate --cursor-file=/root/lab/jcursor | paste -sd'|' -)"
+EOF
+root readme-upgrade "$readme_upgrade" || true
+m() { fact readme-upgrade 0 "$1"; }
+check readme-upgrade/apt-reinstalls-ping "apt-get status $(m apt.rc), $(m configured) configure lines in dpkg.log" \
+  eval '[ "$(m apt.rc)" = 0 ] && [ "$(m configured)" = 1 ]'
+check readme-upgrade/mark-back "$(m getcap)" [ "$(m getcap)" = "/usr/bin/ping cap_net_raw=i" ]
+check readme-upgrade/journal-names-restore "journal: $(m journal)" \
+  eval '[[ $(m journal) == *"/usr/bin/ping: $postinst_caps -> cap_net_raw=i"* ]]'
 
 # --- 9. the Ansible role (contrib/ansible) run from the host against this guest -----------------
 # bookworm only: the role is the same on both releases; the trixie image has no python3 for it.

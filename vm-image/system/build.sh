@@ -86,7 +86,7 @@ mapfile -t debs <<<"$debs_out"
 
 # --- stage 3: the image ----------------------------------------------------------------------
 image_key=$( { echo "$release $base_key"; sha256sum "${debs[@]}" "$pingdeb" | cut -d' ' -f1
-  cat "$0" "$here"/overlay.sh "$here"/files/* "$LAB_ROOT/config/capdelegate.conf" \
+  cat "$0" "$here"/overlay.sh "$here"/files/* "$LAB_ROOT"/config/capdelegate{,-files}.conf \
     "$LAB_ROOT/tests/system/probe" "$LAB_ROOT/tests/system/pam_ambient_stub.c"
   [ "$directory" = 0 ] || cat "$here/directory-overlay.sh" "$here"/directory/* "$LAB_ROOT"/tests/system/{directory.ldif,pam_setcred.c}
   } | sha256sum | cut -c1-16)

@@ -75,6 +75,17 @@ if [ "$release" = bookworm ]; then
     "$LAB_ROOT/tests/system/pam_ambient_stub.c" -lcap
 fi
 inroot systemctl enable systemd-networkd.service capdelegate-lab-overlay.service
+# The guest has no network and apt knows no package (mmdebstrap empties its lists): the README's
+# demonstration of an upgrade, `apt-get install --reinstall iputils-ping`, would say "not
+# possible, it cannot be downloaded" and exit 0 having run nothing. A local archive of the base's
+# own iputils-ping .deb (its Packages made by the host's dpkg-scanpackages; trusted: a lab image)
+# gives apt the package as a mirror would; apt-get update reads only it (the mirror is offline).
+repo=$stage/var/lib/lab-apt
+mkdir -p "$repo"
+cp "$stage"/var/cache/apt/archives/iputils-ping_*.deb "$repo/"
+(cd "$repo" && dpkg-scanpackages --multiversion . /dev/null >Packages 2>/dev/null)
+printf 'Types: deb\nURIs: file:/var/lib/lab-apt\nSuites: ./\nTrusted: yes\n' >"$stage/etc/apt/sources.list.d/lab-local.sources"
+inroot apt-get update -q -o Dir::Etc::SourceList=/dev/null >/dev/null
 # logind: a user's manager (user@UID.service, started by pam_systemd at the user's first session)
 # stays after the session ends, as for a user who stays logged in elsewhere. Starting one costs a
 # login about 3 s of the single TCG CPU (a root login over ssh: 3.9 s of guest CPU, 1.0 s with

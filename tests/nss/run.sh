@@ -231,6 +231,13 @@ cases_check() {
   inside "files cdtest" up 0 "" "$run_check"
   expect_check "check: a narrowing group is a note, not a warning" 0 \
     "note: $work/policy:1: group 'contractors' gives less than \"*\" (cap_net_raw)" --absent warning
+  # a group named by two lines is one group: one note, at its first line
+  policy $'@contractors none\n@contractors none\n* cap_net_raw\n'
+  inside "files cdtest" up 0 "" "$run_check"
+  if [ "$(grep -c "group 'contractors' gives less than" "$work/err")" = 1 ]; then
+    expect_check "check: a group of two lines, one note" 0 "note: $work/policy:1: group 'contractors'" --absent "policy:2: group"
+  else not_ok "check: a group of two lines, one note (got $(grep -c "group 'contractors' gives less" "$work/err"))"; fi
+  policy "$narrow"
   inside "files cdtest cdother" up 0 "" "$run_check"
   expect_check "check: a source after the directory hides its outage" 1 \
     "warning: /etc/nsswitch.conf: group: a source after cdtest answers when cdtest is down"
@@ -248,7 +255,7 @@ cases_check() {
   policy $'@netops cap_net_raw\n'
   inside "cdtest files" up 0 "" "$run_check"
   expect_check "check: netops is gid 2000 in /etc/group, NSS answers 5000" 1 \
-    "group 'netops' is gid 2000 in /etc/group, but NSS answers gid 5000: two groups of one name"
+    "group 'netops' is gid 2000 in /etc/group, but NSS answers gid 5000: two groups of one name; the line is NSS's gid 5000, and a member of gid 2000 gets nothing at all (rename one)"
   inside "files cdtest" up 0 "" "$run_check"
   expect_check "check: netops, /etc/group first: NSS answers the local gid" 0 --absent warning
   policy $'alice cap_net_raw\n'

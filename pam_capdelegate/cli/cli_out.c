@@ -211,12 +211,14 @@ FILE *cli_table_row(struct cli_table *t)
 	return t->buf;
 }
 
-static const char *column_name(const struct cli_table *t, size_t col, size_t *len)
+/* The name of the column whose header entry *@hp is (NULL past the header), its length
+ * without a final '=' in *@len; *@hp moves on to the next column's. The callers walk the
+ * columns in order: a record of a side-by-side table has a column per host. */
+static const char *column_name(const char *const **hp, size_t *len)
 {
-	size_t i;
-	for (i = 0; t->header != NULL && t->header[i] != NULL && i < col; i++)
-		continue;
-	const char *h = t->header != NULL ? t->header[i] : NULL;
+	const char *h = *hp != NULL ? **hp : NULL;
+	if (h != NULL)
+		(*hp)++;
 	*len = h != NULL ? strlen(h) : 0;
 	if (*len > 0 && h[*len - 1] == '=')
 		(*len)--;
@@ -226,12 +228,13 @@ static const char *column_name(const struct cli_table *t, size_t col, size_t *le
 /* One TSV record: the kind, then each field, labelled when its column's name ends in '='. */
 static void print_tsv(const struct cli_table *t, const char *row, size_t len)
 {
+	const char *const *hp = t->header;
 	fputs(t->kind, t->out);
-	for (size_t col = 0, at = 0; at <= len; col++) {
+	for (size_t at = 0; at <= len;) {
 		const char *tab = memchr(row + at, '\t', len - at);
 		size_t end = tab != NULL ? (size_t)(tab - row) : len;
 		size_t hl;
-		const char *h = column_name(t, col, &hl);
+		const char *h = column_name(&hp, &hl);
 		fputc('\t', t->out);
 		if (h != NULL && h[hl] == '=')
 			fwrite(h, 1, hl + 1, t->out);
@@ -359,9 +362,10 @@ static void print_table(const struct cli_table *t)
 	if (cells == NULL || head == NULL || width == NULL)
 		cli_print_cut_short();
 	if (nrows > 0) {
+		const char *const *hp = t->header;
 		for (size_t c = 0; c < ncols; c++) {
 			size_t hl;
-			const char *h = column_name(t, c, &hl);
+			const char *h = column_name(&hp, &hl);
 			head[c] = (struct cell){ h != NULL ? h : "", hl, hl };
 			width[c] = hl;
 			for (size_t r = 0; r < nrows; r++)

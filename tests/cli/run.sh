@@ -314,6 +314,9 @@ t_explain_user_line() {
   want_line "$OUT" "exec\t$t/bin/bind_ep\tfP=cap_net_bind_service\tfI=none\tfE=yes\tpP'=cap_net_bind_service\tpE'=cap_net_bind_service\t-"
   [ "$(count_lines "$OUT" '^exec')" -eq 5 ] || fail "want 5 exec records"
   [ "$(count_lines "$OUT" '^match')" -eq 1 ] || fail "want 1 match record"
+  # a PATH given twice, or inside another, is walked once: each file one record
+  cd_nss explain alice --config "$p" "$t/bin" "$t/bin/" "$t"; want_rc 0
+  [ "$(count_lines "$OUT" "^exec	$t/bin/ping_i	")" -eq 1 ] || fail "want ping_i once"
 }
 
 t_explain_group() {
@@ -775,6 +778,10 @@ t_check_contradiction() {
   want_text "$ERR" "$p:8: \"none\" for bob contradicts $p:9: "   # a "none" above the grant too
   [ "$(count_lines "$ERR" contradicts)" -eq 4 ] || fail "want 4 contradictions (not dave's, not carol's)"
   want_line "$OUT" "$p: ok, 11 rules, 4 warnings"
+  # the lines of one subject need not be next to each other
+  p=$(printf '%s\n' 'alice cap_net_raw' 'bob cap_kill' 'carol cap_kill' 'alice none' | policy)
+  cd_nss check --config "$p"; want_rc 1
+  want_text "$ERR" "$p:4: \"none\" for alice contradicts $p:1: "
 }
 
 # Every text and JSON output, against Python's unicodedata as the oracle: no control (but tab

@@ -272,6 +272,12 @@ static void test_directory_names(void **state)
 	assert_string_equal(form, "odd\\043name\\134040");
 	cd_name_form(form, sizeof(form), "tab\there\n", 60);
 	assert_string_equal(form, "tab\\011here\\012");
+	/* capdelegate.conf(5): letters, digits, '.', '_', '-' and '@' are written bare, the ends
+	 * of each range too; the bytes just past them are not */
+	cd_name_form(form, sizeof(form), "azAZ09._-@svc9$", 60);
+	assert_string_equal(form, "azAZ09._-@svc9$");
+	cd_name_form(form, sizeof(form), "`{@[/:", 60);
+	assert_string_equal(form, "\\140\\173@\\133\\057\\072");
 	cd_policy_free(&pol);
 	/* An '@' anywhere after a name's first byte is part of it, the second byte too, after an
 	 * escaped first byte as after a plain one: a one-letter account of a domain (x@corp), and a

@@ -42,7 +42,8 @@ $(O)/fuzz_marks: $(O)/obj/fuzz_marks.o $(core_objs)
 $(O)/fuzz_fcaps: $(O)/obj/fuzz_fcaps.o $(O)/obj/cli_xattr.o
 	$(CC) $(LDFLAGS_FUZZ) -o $@ $^
 
-$(O)/fuzz_userdb: $(O)/obj/fuzz_userdb.o $(O)/obj/cli_userdb.o $(O)/obj/cli_stage.o $(O)/obj/cli_out.o $(core_objs)
+$(O)/fuzz_userdb: $(O)/obj/fuzz_userdb.o $(O)/obj/cli_userdb.o $(O)/obj/cli_stage.o $(O)/obj/cli_check.o \
+		$(O)/obj/cli_nss.o $(O)/obj/cli_common.o $(O)/obj/cli_out.o $(core_objs)
 	$(CC) $(LDFLAGS_FUZZ) -o $@ $^ -lcap -lpam -lpthread -ljson-c
 
 $(O)/fuzz_escape: $(O)/obj/fuzz_escape.o $(O)/obj/cli_out.o $(O)/obj/cd_log.o

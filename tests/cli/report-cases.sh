@@ -11,7 +11,8 @@ REPORT_CASES=(
   report_subjects_sorted report_audit_records_machine_id report_file_named_twice
   report_duplicate_keys report_host_hex_contradicts_host report_clones_told_apart
   report_one_machine_twice report_one_name_without_machine_id fault_alloc_report_identity
-  valgrind_report_identity
+  valgrind_report_identity report_many_subjects report_subject_on_two_lines report_stdin_closed
+  report_duplicate_key_surrogate
 )
 
 # host_audit NAME POLICY ARGS...: audit --json as host NAME, whose /etc/machine-id holds
@@ -486,6 +487,29 @@ print(i)' "$d/$f" "$k" "$n")
   # equal keys in two objects are no contradiction
   python3 -c "$py" "$H1" 't = t.replace("\"scan\":{", "\"scan\":{\"a\":{\"x\":1},\"b\":{\"x\":1},", 1)' "$d/apart"
   cd_run report "$d/apart"; want_rc 0
+  # an allocation failing while the keys are gathered (each in turn): exit 2, never the file
+  # read as if the key it could not keep were not there
+  n=$(sweep_alloc report "$d/host"); echo "report, a key twice: $n" >&2
+}
+
+# json-c reads a lone surrogate escape (\ud800, \udc00, a high one before no low one) as U+FFFD:
+# beside a key of U+FFFD, written or escaped, it is that key twice. A key of U+FFFE is another.
+t_report_duplicate_key_surrogate() {
+  need_unshare; report_hosts
+  local d="$CASE_DIR/dup" f at
+  local py='import sys; t=open(sys.argv[1]).read(); t=t.replace("\"scan\":{", "\"scan\":{" + sys.argv[2], 1); open(sys.argv[3], "w").write(t)'
+  mkdir -p "$d"
+  python3 -c "$py" "$H1" '"\ud800":1,"\ufffd":2,' "$d/high"
+  python3 -c "$py" "$H1" '"\udc00x":1,"�x":2,' "$d/low"
+  python3 -c "$py" "$H1" '"\ud800\u0041":1,"\ufffdA":2,' "$d/unpaired"
+  python3 -c "$py" "$H1" '"\ud800":1,"\ufffe":2,' "$d/fffe"
+  cd_run report "$d/high" "$d/low" "$d/unpaired"; want_rc 2
+  for f in high:'\ufffd"' low:'�x"' unpaired:'\ufffdA"'; do
+    at=$(python3 -c 'import sys; print(open(sys.argv[1]).read().index(sys.argv[2]) - 1)' "$d/${f%%:*}" "${f#*:}")
+    want_text "$ERR" "capdelegate: report: $d/${f%%:*}: rejected, not reported: byte $at: the key \""
+  done
+  [ "$(wc -l <"$ERR")" -eq 3 ] || fail "one line per file"
+  cd_run report "$d/fffe"; want_rc 0
 }
 
 # host is host_hex's bytes as audit writes them (valid UTF-8 kept, each other byte U+FFFD): a
@@ -619,4 +643,49 @@ t_valgrind_report_identity() {
   VG_LEAKS=1 vg_run report --json "${FLEET[@]}"; want_rc 2
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["hosts"]) == 3 and len(d["rejected"]) == 4, d["rejected"]' "$OUT" \
     || fail "report --json: $(head -c 600 "$OUT")"
+}
+
+# A fleet of many subjects, more than the report's tables first hold (each grows as it fills):
+# every subject's grant and difference reported, none lost or run together. Two hosts of 100
+# users each, the last of them with a capability more on web2; within a time that leaves no
+# doubt (a table that never grows would look for a free slot for ever).
+t_report_many_subjects() {
+  need_unshare; report_hosts
+  local py='import json,sys; d=json.load(open(sys.argv[1])); more=sys.argv[2] == "more"
+d["policy"]["rules"] = [{"kind": "user", "subject": "u%03d" % i, "caps": ["cap_net_raw"] + (["cap_sys_time"] if more and i == 99 else [])} for i in range(100)]
+print(json.dumps(d))'
+  python3 -c "$py" "$H1" same >"$CASE_DIR/a.json"; python3 -c "$py" "$H2" more >"$CASE_DIR/b.json"
+  RC=0; timeout 60 "$BIN" report "$CASE_DIR/a.json" "$CASE_DIR/b.json" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 1
+  [ "$(count_lines "$OUT" '^grant	cap_net_raw	user	u[0-9]*	web[12]$')" -eq 200 ] || fail "not 200 grants of cap_net_raw"
+  want_line "$OUT" "grant\tcap_net_raw\tuser\tu000\tweb1"
+  want_line "$OUT" "grant\tcap_sys_time\tuser\tu099\tweb2"
+  [ "$(count_lines "$OUT" '^differs')" -eq 1 ] || fail "one subject differs"
+  want_line "$OUT" "differs\tuser\tu099\tweb1=cap_net_raw\tweb2=cap_net_raw,cap_sys_time"
+}
+
+# A subject's column holds the capabilities of all its lines on that host, each name once and
+# sorted: alice's two lines on web1 (cap_net_raw in both) are web1=cap_net_raw,cap_sys_time, and
+# no difference from web3's one line of both.
+t_report_subject_on_two_lines() {
+  need_unshare; local p1 p2 a b; mkdir -p "$CASE_DIR/empty"
+  p1=$(printf 'alice cap_sys_time, cap_net_raw\nalice cap_net_raw\n' | policy one)
+  p2=$(printf 'alice cap_net_raw\n' | policy two)
+  a=$(host_audit web1 "$p1" "$CASE_DIR/empty"); b=$(host_audit web2 "$p2" "$CASE_DIR/empty")
+  cd_run report "$a" "$b"; want_rc 1
+  want_line "$OUT" "differs\tuser\talice\tweb1=cap_net_raw,cap_sys_time\tweb2=cap_net_raw"
+  p2=$(printf 'alice cap_net_raw, cap_sys_time\n' | policy three)
+  b=$(host_audit web3 "$p2" "$CASE_DIR/empty")
+  cd_run report "$a" "$b"; want_rc 0
+  no_text "$OUT" "differs"
+}
+
+# report with its standard input closed: the first FILE it opens gets descriptor 0 and is read
+# like any other.
+t_report_stdin_closed() {
+  need_unshare; report_hosts
+  RC=0; "$BIN" report "$H1" "$H2" <&- >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 1
+  want_line "$OUT" "host\tweb1\t$H1\thost-field\t$(mid_of web1)"
+  want_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb1"
 }

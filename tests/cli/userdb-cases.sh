@@ -422,8 +422,10 @@ t_userdb_string_escapes() {
   record "$d" $'b\xc3\xa9\xe2\x82\xac\xef\xbf\xbdA' '{"userName":"b\\u00E9\\u20AC\\uFFFD\\u0041","capabilityAmbientSet":["CAP_NET_R\\u0041W"]}'
   record "$d" $'c\xc3\xa9' '{"userName":"c\\u00e9","perMachine":null,"capabilityAmbientSet":["\\u0063ap_sys_time"],"x":{"a" : {"b\\u00e9":[1,false,true,null,{}]} , "c":"\\/\\b\\f\\n\\r\\t\\"\\\\"}}'
   record "$d" dave '{"userName":"dave","capabilityAmbientSet":["cap_kill"],"perMachine":[{"x":{"y":{"uid":1}},"capabilityAmbientSet":["cap_chown"]}]}'
-  # the edges of UTF-8's lengths: U+07FF is 2 bytes (DF BF), U+0800 is 3 (E0 A0 80)
+  # the edges of UTF-8's lengths: U+07FF is 2 bytes (DF BF), U+0800 is 3 (E0 A0 80), U+FFFF
+  # is 3 (EF BF BF, never the 4 of an overlong form), U+10000 is 4 (F0 90 80 80)
   record "$d" $'f\xdf\xbf\xe0\xa0\x80' '{"userName":"f\\u07FF\\u0800","capabilityAmbientSet":["cap_wake_alarm"]}'
+  record "$d" $'g\xef\xbf\xbf\xf0\x90\x80\x80' '{"userName":"g\\uFFFF\\uD800\\uDC00","capabilityAmbientSet":["cap_block_suspend"]}'
   # refused: each in its own directory, with its reason
   while IFS='|' read -r name text why; do
     i=$((i + 1))
@@ -456,6 +458,7 @@ CASES
   want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/dave.user${TAB}cap_chown,cap_kill${TAB}"
   no_text "$OUT" "userdb-invalid${TAB}$d/"
   [ "$(count_lines "$OUT" "^finding${TAB}ambient-grant${TAB}$d/f.*${TAB}cap_wake_alarm${TAB}")" -eq 1 ] || fail "f\\u07FF\\u0800 not read as its file's name"
+  [ "$(count_lines "$OUT" "^finding${TAB}ambient-grant${TAB}$d/g.*${TAB}cap_block_suspend${TAB}")" -eq 1 ] || fail "g\\uFFFF\\uD800\\uDC00 not read as its file's name"
   for i in "${!dirs[@]}"; do
     want_text "$OUT" "finding${TAB}userdb-invalid${TAB}${dirs[$i]}/${names[$i]}.user${TAB}none${TAB}user record not audited: not a user record systemd reads: ${whys[$i]}"
   done

@@ -181,6 +181,13 @@ t_check_staged_no_worse() {
   f=$(printf 'zed cap_kill\n' | staged own-warning)
   cd_nss check --config "$P" --confdir "$D" --staged "$f" --as "$D/20-z.conf" --no-worse; want_rc 1
   want_text "$ERR" "warning: $f:1: user 'zed' unknown to NSS"
+  # a staged file read whole in the policy (no errors), with a warning of its own: the
+  # warning said once, not again when the file is judged alone
+  printf 'alice cap_bogus\n' >"$P"
+  printf 'bob cap_kill\nbob cap_nope\n' >"$D/10-bob.conf"; chmod 0644 "$D/10-bob.conf"
+  f=$(printf 'CORP\\100alice cap_kill\n' | staged main-warning)
+  cd_nss check --config "$P" --confdir "$D" --staged "$f" --no-worse; want_rc 1
+  [ "$(count_lines "$ERR" "$f:1: user 'CORP@alice' is read with")" -eq 1 ] || fail "the staged file's warning not said once"
   # an accepted policy made rejected by a clean file (the whole policy over the size limit)
   printf 'alice cap_net_raw\n' >"$P"; rm "$D/10-bob.conf"
   { printf 'alice cap_net_raw\n'; head -c 600000 /dev/zero | tr '\0' '#' | fold -w 99; echo; } >"$P"

@@ -230,6 +230,7 @@ expect_check() {   # NAME RC [PRESENT...] [--absent ABSENT...]
   if [ -z "$bad" ]; then ok "$name"; else echo "# $bad"; not_ok "$name"; fi
 }
 cases_check() {
+  mkdir -p "$work/empty"
   policy "$narrow"
   inside "files cdtest" up 0 "" "$run_check"
   expect_check "check: a narrowing group is a note, not a warning" 0 \
@@ -256,6 +257,14 @@ cases_check() {
   inside "files cdtest" up 0 "" "$run_check"
   expect_check "check: a local narrowing group without members is no warning" 0 --absent warning
   policy $'@netops cap_net_raw\n'
+  inside "cdtest files" up 0 "" '"$CLI" audit --json --config "$W/policy" --confdir "" "$W/empty"'
+  if python3 - "$work/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d["findings"] if f["id"] == "group-name-twice"]
+assert len(f) == 1 and f[0]["caps"] == [] and f[0]["line"] == 1, f
+PY
+  then ok "audit: group-name-twice, at its line, no capabilities"; else not_ok "audit: group-name-twice, at its line, no capabilities"; fi
   inside "cdtest files" up 0 "" "$run_check"
   expect_check "check: netops is gid 2000 in /etc/group, NSS answers 5000" 1 \
     "group 'netops' is gid 2000 in /etc/group, but NSS answers gid 5000: two groups of one name; the line is NSS's gid 5000, and a member of gid 2000 gets nothing at all (rename one)"
@@ -266,7 +275,6 @@ cases_check() {
   expect_check "check: no group line, nothing rests on the group database" 0 --absent warning "group '"
   # audit lists the same as findings, each naming its line or the host's file
   policy "$narrow"
-  mkdir -p "$work/empty"
   inside "files cdtest cdother" up 0 "" '"$CLI" audit --json --config "$W/policy" --confdir "" "$W/empty"'
   if python3 - "$work/out" "$work/policy" <<'PY'
 import json, sys

@@ -5,7 +5,7 @@
 EDIT_CASES=(check_staged_main check_staged_dropin check_staged_shadows_dropin
   check_staged_anywhere check_staged_hostile check_staged_no_worse fault_alloc_staged
   edit_hostile_names edit_hostile_leftovers edit_editor_swaps_copy edit_installs edit_creates_dropin
-  edit_broken_left_untouched edit_into_rejected_policy edit_changed_meanwhile edit_changed_during_install edit_editor_choice edit_lock_held edit_stale_lock edit_orphaned_editor edit_interrupted
+  edit_broken_left_untouched edit_into_rejected_policy edit_changed_meanwhile edit_changed_during_install edit_editor_choice edit_lock_held edit_stale_lock edit_orphaned_editor edit_lock_editor_pid_reused edit_interrupted
   edit_prompt fault_alloc_edit edit_name_limits fault_edit_write_fails edit_too_large
   check_staged_main_no_directory fault_asprintf_edit edit_prompt_after_change
   fault_edit_stat_and_lock fault_edit_lock_fails fault_edit_install_fails edit_disk_full
@@ -773,6 +773,8 @@ SH
     else
       want_text "$ERR" "the editor (pid $epid) of the edit of pid $dead still runs: that edit ended without removing $CASE_DIR/etc/.capdelegate.conf.lock"
     fi
+    # and why the lock is not taken over, what to do
+    want_text "$ERR" ".capdelegate.conf.lock, and a save of that editor would be installed with this edit: end the editor, or let it end, then try again (remove the lock only if that pid is not the editor)"
   done
   # the orphans gone: the lock is stale, taken over, and only this edit's text installed
   ED=$(editor third <<'SH'
@@ -783,6 +785,28 @@ SH
   want_text "$ERR" "taking over the stale lock of pid $dead"
   [ "$(cat "$P")" = "$(printf 'alice cap_net_raw\nbob cap_kill')" ] || fail "not this edit's text: $(cat "$P")"
   no_leftovers
+}
+
+# A killed edit's lock names its editor by pid and start time (/proc/PID/stat's field 22): a
+# process that got the editor's pid later, started at another time, is not that editor, and the
+# lock is taken over as stale; one of the recorded start time is the editor, and the edit stops.
+t_edit_lock_editor_pid_reused() {
+  need_root; policy_dir; local L="$CASE_DIR/etc/.capdelegate.conf.lock" dead other start
+  ED=$(editor reused <<'SH'
+printf 'bob cap_kill\n' >>"$f"
+SH
+)
+  sh -c 'exit 0' & dead=$!; wait "$dead" || true
+  sleep 30 & other=$!
+  start=$(awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$other/stat")
+  printf '%s %s %s\n' "$dead" "$other" "$((start + 1))" >"$L"
+  cd_edit; want_rc 0
+  want_text "$ERR" "taking over the stale lock of pid $dead"
+  grep -qx 'bob cap_kill' "$P" || fail "the edit not installed: $(cat "$P")"
+  printf '%s %s %s\n' "$dead" "$other" "$start" >"$L"
+  cd_edit; want_rc 2
+  want_text "$ERR" "the editor (pid $other) of the edit of pid $dead still runs"
+  kill "$other"; wait "$other" 2>/dev/null || true
 }
 
 # Waits at most 5 s for process $1 to end.

@@ -647,6 +647,14 @@ static void test_capset_fails_pi_cleared(void **state)
 	expect_log(&o, "strict: refusing the login (capset failed)");
 }
 
+/* PAM_USER emptied before open_session: no user, so no grant at all to apply (the path of
+ * a login without even a grant of nothing). */
+static void empty_user_session(pam_handle_t *pamh, struct outcome *o)
+{
+	o->rc[1] = pam_set_item(pamh, PAM_USER, "");
+	o->rc[0] = pam_open_session(pamh, 0);
+}
+
 /* capset and the clearing both fail: pI is in an unknown state, the login must stop, with or
  * without a grant to apply. */
 static void test_pi_not_cleared_stops_login(void **state)
@@ -665,6 +673,9 @@ static void test_pi_not_cleared_stops_login(void **state)
 	service("mstuck2", NULL, auth_session);	/* no policy: no grant to apply */
 	run("mstuck2", "alice", &p, session, &o);
 	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
+	run("mstuck", "alice", &p, empty_user_session, &o);	/* no user: no grant at all */
+	assert_int_equal(o.rc[0], PAM_SESSION_ERR);
+	expect_log(&o, "cannot clear the inheritable set");
 }
 
 /* The second path reads pP and pE with capget(2) to write them back unchanged: when that read

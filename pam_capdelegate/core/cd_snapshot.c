@@ -1,5 +1,5 @@
 /*
- * cd_snapshot.c - see cd_snapshot.h. Issue 18: a policy rewritten in place (`cat new > f`,
+ * cd_snapshot.c - see cd_snapshot.h. A policy rewritten in place (`cat new > f`,
  * nano's truncate-and-write, a script writing line by line) can be read half-written, and a
  * prefix can grant more than any whole version: "@staff cap_net_raw" read without the later
  * "dave none" gives dave cap_net_raw. Three checks, each for one way a read goes wrong:

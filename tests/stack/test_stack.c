@@ -666,7 +666,7 @@ static void test_policy_below_writable_directory_refused(void **state)
 	free(lnk);
 }
 
-/* Issue 12: names as winbind and SSSD return them, a group with a space written \040; logged
+/* Names as winbind and SSSD return them, a group with a space written \040; logged
  * in the same form. */
 static void test_directory_names(void **state)
 {
@@ -682,7 +682,7 @@ static void test_directory_names(void **state)
 	expect_log(&o, "user=sue@corp.example.com granted=none via=user");
 }
 
-/* Issue 12: drop-ins from confdir=, named in the log line; "confdir=" turns them off; a
+/* Drop-ins from confdir=, named in the log line; "confdir=" turns them off; a
  * relative confdir= grants nothing. */
 static void test_dropin_directory(void **state)
 {

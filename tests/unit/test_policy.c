@@ -244,7 +244,7 @@ static void test_subjects(void **state)
 	cd_policy_free(&pol);
 }
 
-/* Issue 12: names as SSSD, winbind and AD return them, spaces written \040. */
+/* Names as SSSD, winbind and AD return them, spaces written \040. */
 static void test_directory_names(void **state)
 {
 	(void)state;
@@ -606,7 +606,7 @@ static void test_unsafe_symlink_fifo_and_size(void **state)
 	free(fifo);
 }
 
-/* Issue 8, over-grant 3: the text of a root-owned 0644 file on procfs is chosen by whoever
+/* The text of a root-owned 0644 file on procfs is chosen by whoever
  * names a process; a directory others can write lets them swap the file. */
 static void test_unsafe_directories_and_pseudo_fs(void **state)
 {
@@ -655,7 +655,7 @@ static void test_unsafe_directories_and_pseudo_fs(void **state)
 	free(outside);
 }
 
-/* Issue 12: drop-in files, read after the main file in byte order, one verdict for all. */
+/* Drop-in files, read after the main file in byte order, one verdict for all. */
 static char *dropin_dir(const char *name)
 {
 	char *dir;

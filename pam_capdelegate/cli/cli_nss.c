@@ -21,16 +21,6 @@
 #define NSSWITCH_CONF "/etc/nsswitch.conf"
 #define NSCD_CONF "/etc/nscd.conf"
 #define NSCD_SOCKET "/run/nscd/socket"
-#define LOCAL_GROUP_FILE "/etc/group"
-
-/* Has an earlier line than @i named the same group? */
-static int group_named_before(const struct cd_policy *pol, size_t i)
-{
-	for (size_t j = 0; j < i; j++)
-		if (pol->rules[j].kind == CD_SUBJECT_GROUP && strcmp(pol->rules[j].name, pol->rules[i].name) == 0)
-			return 1;
-	return 0;
-}
 
 static int report(cli_nss_report_fn fn, void *arg, const char *id, const struct cd_rule *r,
 		  const char *where, cd_capmask caps, char *text)
@@ -46,7 +36,7 @@ static long narrowing_groups(const struct cd_policy *pol, cli_nss_report_fn fn, 
 {
 	for (size_t i = 0; i < pol->nrules; i++) {
 		const struct cd_rule *r = &pol->rules[i];
-		cd_capmask more = r->kind == CD_SUBJECT_GROUP && !group_named_before(pol, i) ?
+		cd_capmask more = r->kind == CD_SUBJECT_GROUP && !cd_policy_group_named_before(pol, i) ?
 				  cd_policy_group_narrows(pol, r->name) : 0;
 		char *text = NULL, *caps = more ? cd_capmask_to_text(more) : NULL;
 		if (more == 0)
@@ -63,24 +53,6 @@ static long narrowing_groups(const struct cd_policy *pol, cli_nss_report_fn fn, 
 	return 0;
 }
 
-/* The gid /etc/group gives @name, and whether it lists members: 1 found, 0 not there (or no
- * file). */
-static int local_gid(const char *name, gid_t *gid, int *has_members)
-{
-	FILE *f = fopen(LOCAL_GROUP_FILE, "re");
-	struct group *g;
-	int found = 0;
-	while (f != NULL && !found && (g = fgetgrent(f)) != NULL)
-		if (strcmp(g->gr_name, name) == 0) {
-			*gid = g->gr_gid;
-			*has_members = g->gr_mem != NULL && g->gr_mem[0] != NULL;
-			found = 1;
-		}
-	if (f != NULL)
-		fclose(f);
-	return found;
-}
-
 /* A narrowing group whose entry, as NSS answers it, lists no members, and that the local group
  * file does not hold so: nobody can be shown outside it, so whoever falls to "*" gets nothing
  * (pam_capdelegate(8), GROUPS). Typical of SSSD with ignore_group_members = True. */
@@ -91,12 +63,12 @@ static long memberless_narrowing(const struct cd_policy *pol, cli_nss_report_fn 
 		const struct cd_rule *r = &pol->rules[i];
 		gid_t local = 0;
 		int local_members = 0;
-		if (r->kind != CD_SUBJECT_GROUP || group_named_before(pol, i) ||
+		if (r->kind != CD_SUBJECT_GROUP || cd_policy_group_named_before(pol, i) ||
 		    cd_policy_group_narrows(pol, r->name) == 0)
 			continue;
 		struct group *g = getgrnam(r->name);
 		if (g == NULL || (g->gr_mem != NULL && g->gr_mem[0] != NULL) ||
-		    (local_gid(r->name, &local, &local_members) && local == g->gr_gid && !local_members))
+		    (cd_local_group(r->name, &local, &local_members) && local == g->gr_gid && !local_members))
 			continue;
 		char *text = strdup("gives less than \"*\", and NSS answers it with no members (a "
 				    "directory that leaves member lists out, such as SSSD with "
@@ -116,14 +88,14 @@ static long names_twice(const struct cd_policy *pol, cli_nss_report_fn fn, void 
 		const struct cd_rule *r = &pol->rules[i];
 		gid_t local = 0;
 		int local_members = 0;
-		if (r->kind != CD_SUBJECT_GROUP || group_named_before(pol, i) ||
-		    !local_gid(r->name, &local, &local_members))
+		if (r->kind != CD_SUBJECT_GROUP || cd_policy_group_named_before(pol, i) ||
+		    !cd_local_group(r->name, &local, &local_members))
 			continue;
 		struct group *g = getgrnam(r->name);
 		if (g == NULL || g->gr_gid == local)
 			continue;
 		char *text = NULL;
-		if (asprintf(&text, "is gid %u in " LOCAL_GROUP_FILE ", but NSS answers gid %u: two "
+		if (asprintf(&text, "is gid %u in /etc/group, but NSS answers gid %u: two "
 			     "groups of one name; the line is NSS's gid %u, and a member of gid %u gets "
 			     "nothing at all (rename one)", (unsigned)local, (unsigned)g->gr_gid,
 			     (unsigned)g->gr_gid, (unsigned)local) < 0)

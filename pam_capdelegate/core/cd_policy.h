@@ -190,6 +190,9 @@ int cd_user_lookup_passwd(struct cd_user *u, const char *name);
  * or one of the user's gids. An answer that contradicts another fails the call too (-1,
  * errno EIO, u->contradiction says which). */
 int cd_user_load_groups(struct cd_user *u, const struct cd_policy *pol);
+/* The local group file's entry for @name (/etc/group, read as a file, not through NSS): 1
+ * found (*gid, *has_members set), 0 not there or no file. */
+int cd_local_group(const char *name, gid_t *gid, int *has_members);
 /* Does NSS know this user (group)? 1 yes, 0 no, -1 the lookup failed (errno set; an outage is
  * not "no", whatever its errno: ENOENT from a backend whose socket is gone included). */
 int cd_nss_user_exists(const char *name);
@@ -214,6 +217,8 @@ int cd_policy_has_group_rules(const struct cd_policy *pol);
  * group "narrows" the default, so that a member the NSS answers leave out of it would get
  * more than the policy gives (to a user in no group a line names). */
 cd_capmask cd_policy_group_narrows(const struct cd_policy *pol, const char *group);
+/* Has a group line before rule @i named the group rule @i names? (Each group judged once.) */
+int cd_policy_group_named_before(const struct cd_policy *pol, size_t i);
 /* Does @u's grant depend on @u's groups? Only when the policy was read, no line names @u and
  * some line names a group: a user whose own line decides needs no group lookup, and an NSS
  * outage of the groups must not take the grant away (the module and explain alike). */

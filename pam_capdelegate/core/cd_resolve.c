@@ -94,6 +94,14 @@ cd_capmask cd_policy_group_narrows(const struct cd_policy *pol, const char *grou
 	return all & ~its;
 }
 
+int cd_policy_group_named_before(const struct cd_policy *pol, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (pol->rules[j].kind == CD_SUBJECT_GROUP && strcmp(pol->rules[j].name, pol->rules[i].name) == 0)
+			return 1;
+	return 0;
+}
+
 int cd_policy_needs_groups(const struct cd_policy *pol, const struct cd_user *u)
 {
 	return pol->status == CD_POLICY_OK && !cd_policy_names_user(pol, u) &&

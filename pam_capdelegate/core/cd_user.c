@@ -311,26 +311,35 @@ static int holds_gid(const struct cd_user *u, gid_t gid)
 	return 0;
 }
 
-/* The local group file, read by this module itself (not through NSS) for one question: is a
+/* The local group file, read by the core itself (not through NSS) for one question: is a
  * group that lists no members a local group that truly has none? */
 #define LOCAL_GROUP_FILE "/etc/group"
 
-/* Does LOCAL_GROUP_FILE hold group @name with gid @gid and no members? Then its empty member
- * list is the whole truth (the files source is complete); a group from elsewhere that lists no
- * members may be a directory that leaves member lists out (SSSD's ignore_group_members). */
-static int local_and_memberless(const char *name, gid_t gid)
+int cd_local_group(const char *name, gid_t *gid, int *has_members)
 {
 	FILE *f = fopen(LOCAL_GROUP_FILE, "re");
 	struct group *g;
-	int yes = 0;
-	while (f != NULL && (g = fgetgrent(f)) != NULL)
+	int found = 0;
+	while (f != NULL && !found && (g = fgetgrent(f)) != NULL)
 		if (strcmp(g->gr_name, name) == 0) {
-			yes = g->gr_gid == gid && (g->gr_mem == NULL || g->gr_mem[0] == NULL);
-			break;
+			*gid = g->gr_gid;
+			*has_members = g->gr_mem != NULL && g->gr_mem[0] != NULL;
+			found = 1;
 		}
 	if (f != NULL)
 		fclose(f);
-	return yes;
+	return found;
+}
+
+/* Does the local group file hold group @name with gid @gid and no members? Then its empty
+ * member list is the whole truth (the files source is complete); a group from elsewhere that
+ * lists no members may be a directory that leaves member lists out (SSSD's
+ * ignore_group_members). */
+static int local_and_memberless(const char *name, gid_t gid)
+{
+	gid_t local = 0;
+	int members = 0;
+	return cd_local_group(name, &local, &members) && local == gid && !members;
 }
 
 static int lists_no_member(const struct group *gr)
@@ -396,15 +405,6 @@ static int in_some_policy_group(const struct cd_user *u, const struct cd_policy 
 	return 0;
 }
 
-/* Has an earlier line than @i named the same group? Each group is asked about once. */
-static int named_before(const struct cd_policy *pol, size_t i)
-{
-	for (size_t j = 0; j < i; j++)
-		if (pol->rules[j].kind == CD_SUBJECT_GROUP && strcmp(pol->rules[j].name, pol->rules[i].name) == 0)
-			return 1;
-	return 0;
-}
-
 /* A user who falls to "*" gets more than the members of each group whose lines give less:
  * that the user is not in such a group rests on getgrouplist's list being complete, which
  * nscd, a backend whose membership search fails, or a backend order can silently break. The
@@ -420,7 +420,7 @@ static int prove_not_in_narrowing(struct cd_user *u, const struct cd_policy *pol
 		return 0;
 	for (size_t i = 0; i < pol->nrules && rc == 0; i++) {
 		const struct cd_rule *r = &pol->rules[i];
-		if (r->kind != CD_SUBJECT_GROUP || named_before(pol, i) ||
+		if (r->kind != CD_SUBJECT_GROUP || cd_policy_group_named_before(pol, i) ||
 		    cd_policy_group_narrows(pol, r->name) == 0)
 			continue;
 		int found = group_by_name(u, r->name, &gr, &buf);

@@ -247,6 +247,15 @@ cases_check() {
     "warning: /etc/nsswitch.conf: group: a source after cdtest answers when cdtest is down"
   inside "files cdtest [UNAVAIL=return TRYAGAIN=return] cdother" up 0 "" "$run_check"
   expect_check "check: [UNAVAIL=return TRYAGAIN=return] makes the outage final" 0 --absent warning
+  # hostile group lines: an action block never closed, a comment, a source name of 10,000 bytes
+  # (nsswitch.conf is root's, but check must read any text without harm)
+  inside "files cdtest [UNAVAIL=return cdother # [!SUCCESS=return] x" up 0 "" "$run_check"
+  # (glibc refuses such a line: every group lookup fails with EINVAL, which check notes)
+  expect_check "check: an unclosed action block: the lookups fail, said" 0 \
+    "group 'contractors' cannot be looked up (Invalid argument)"
+  inside "files $(head -c 10000 /dev/zero | tr '\0' x) cdother" up 0 "" "$run_check"
+  if grep -q '^rc=1$' "$work/out" && grep -q "group: a source after xxxxxxxxxx" "$work/err"; then
+    ok "check: a source name of 10,000 bytes"; else not_ok "check: a source name of 10,000 bytes"; fi
   inside "files cdtest [UNAVAIL=return] cdother" up 0 "" "$run_check"
   expect_check "check: [UNAVAIL=return] alone leaves TRYAGAIN hidden" 1 "group: a source after cdtest"
   policy $'@hidden none\n* cap_net_raw\n'

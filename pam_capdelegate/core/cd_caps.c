@@ -33,7 +33,7 @@ static int is_alpha(char c)
 int cd_cap_from_name(const char *name, size_t len)
 {
 	char buf[MAX_NAME];
-	cap_value_t v;
+	cap_value_t v = -1;	/* libcap does not promise to set it when the name is unknown */
 
 	if (len == 0 || len >= sizeof(buf) || !is_alpha(name[0]))
 		return -1;

@@ -276,6 +276,9 @@ static void test_directory_names(void **state)
 	 * of each range too; the bytes just past them are not */
 	cd_name_form(form, sizeof(form), "azAZ09._-@svc9$", 60);
 	assert_string_equal(form, "azAZ09._-@svc9$");
+	/* a backslash stays bare unless three octal digits follow it, the first of them too */
+	cd_name_form(form, sizeof(form), "a\\x12", 60);
+	assert_string_equal(form, "a\\x12");
 	cd_name_form(form, sizeof(form), "`{@[/:", 60);
 	assert_string_equal(form, "\\140\\173@\\133\\057\\072");
 	cd_policy_free(&pol);
@@ -458,6 +461,8 @@ static void test_error_all_and_numbers(void **state)
 	expect_rejected("alice all\n", 1, "'all' is not allowed");
 	expect_rejected("alice cap_chown, ALL\n", 1, "'all' is not allowed");
 	expect_rejected("alice 13\n", 1, "capability numbers are not allowed");
+	/* "\/77" is no escape ('/' is below '0'): a bare '/' in a name, which no name holds */
+	expect_rejected("a\\/77 cap_kill\n", 1, "bad subject");
 	expect_rejected("alice cap_chown,21\n", 1, "capability numbers are not allowed");
 	/* libcap's cap_from_name reads numbers in any base: none may pass as a name */
 	expect_rejected("alice 0x10\n", 1, "unknown capability: '0x10'");

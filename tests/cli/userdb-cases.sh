@@ -178,6 +178,7 @@ bob|{"userName":"bob",}|not a user record systemd reads: object key is not a str
 bob|{"userName" "bob","capabilityAmbientSet":["cap_net_raw"]}|not a user record systemd reads: expected ':' after an object key
 bob|{"userName":"bob","capabilityAmbientSet"|not a user record systemd reads: truncated
 bob|{"userName":"bob","x":01}|not a user record systemd reads: number with a leading zero
+bob|{"userName":"bob","x":-09}|not a user record systemd reads: number with a leading zero
 bob|{"userName":"bob","x":[1 2]}|not a user record systemd reads: expected ',' or the end of the array or object
 bob|{"userName":"bob","x":"\\ud800"}|not a user record systemd reads: lone high surrogate in a \u escape
 CASES

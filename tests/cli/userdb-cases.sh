@@ -116,6 +116,13 @@ t_userdb_name_forms() {
   record "$d" bob '{"userName":"bob","capabilityAmbientSet":["7","0"]}'
   udb_audit "$d"; want_rc 2
   want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_chown,cap_setuid${TAB}"
+  # two digits ending in 0 are a number ("10" is cap_net_bind_service); a leading 0 is not
+  record "$d" bob '{"userName":"bob","capabilityAmbientSet":["10","20"]}'
+  udb_audit "$d"; want_rc 2
+  want_text "$OUT" "finding${TAB}ambient-grant${TAB}$d/bob.user${TAB}cap_net_bind_service,cap_sys_pacct${TAB}"
+  record "$d" bob '{"userName":"bob","capabilityAmbientSet":["07"]}'
+  udb_audit "$d"; want_rc 2
+  want_text "$OUT" "userdb-invalid"
   # an escaped key is the same key (systemd decodes it): no hiding behind \u0041
   record "$d" bob '{"userName":"bob","capability\\u0041mbientSet":["cap_net_raw"]}'
   udb_audit "$d"; want_rc 2

@@ -548,8 +548,9 @@ static enum cd_status load_dropins(struct reading *r, const char *dir)
 static void drop_rules(struct cd_policy *pol)
 {
 	free(pol->rules);
-	pol->rules = NULL;
-	pol->nrules = 0;
+	free(pol->outside);
+	pol->rules = pol->outside = NULL;
+	pol->nrules = pol->noutside = 0;
 }
 
 /* "FILE: policy rejected (N errors)" for each file with errors, under its own name; the

@@ -324,6 +324,101 @@ static size_t token_end(const char *line, size_t i, size_t len)
 	return i;
 }
 
+/* Is the word @w at line[i], ending there (at a blank, '#' or the line's end)? */
+static int word_at(const char *line, size_t i, size_t len, const char *w)
+{
+	size_t n = strlen(w);
+	return len - i >= n && memcmp(line + i, w, n) == 0 &&
+	       (i + n == len || cd_class(line[i + n]) == CD_CL_BLANK || line[i + n] == '#');
+}
+
+/* Where the line's window starts (capdelegate.conf(5), WINDOWS): the first word "from" or
+ * "until" after a blank, at or after @i and before a comment; @len when the line has none.
+ * No capability is named so, so the words cannot be part of the capabilities field. */
+static size_t find_window(const char *line, size_t i, size_t len)
+{
+	for (size_t j = i; j < len && line[j] != '#'; j++) {
+		if (cd_class(line[j]) != CD_CL_BLANK)
+			continue;
+		size_t k = cd_skip_blanks(line, j, len);
+		if (word_at(line, k, len, "from") || word_at(line, k, len, "until"))
+			return k;
+		j = k - 1;
+	}
+	return len;
+}
+
+/* One bound of the window: "from TIME" or "until TIME" at line[*i], into *has and *t. 0, or -1
+ * after the error was reported. */
+static int parse_bound(struct parser *p, size_t lineno, const char *line, size_t *i, size_t len,
+		       const char *word, unsigned char *has, int64_t *t, size_t *time_at)
+{
+	size_t w = *i, n = strlen(word);
+	if (*has) {
+		syntax_error(p, lineno, "a window has one start ('from') and one end ('until')",
+			     line + w, n);
+		return -1;
+	}
+	size_t at = cd_skip_blanks(line, w + n, len), stop = token_end(line, at, len);
+	if (at == stop) {
+		syntax_error(p, lineno, "a time must follow (2026-12-14T18:00Z)", line + w, n);
+		return -1;
+	}
+	size_t ctrl = cd_find_ctrl(line, at, stop);
+	if (ctrl < stop) {
+		syntax_error(p, lineno, "control character in line", line + ctrl, 1);
+		return -1;
+	}
+	const char *why;
+	if (cd_time_parse(line + at, stop - at, t, &why) < 0) {
+		syntax_error(p, lineno, why, line + at, stop - at);
+		return -1;
+	}
+	*has = 1;
+	*time_at = at;
+	*i = cd_skip_blanks(line, stop, len);
+	return 0;
+}
+
+/* The window at line[i..len): "from TIME", "until TIME" or both, then perhaps a comment.
+ * 0, or -1 after the error was reported. */
+static int parse_window(struct parser *p, size_t lineno, const char *line, size_t i, size_t len,
+			struct cd_rule *r)
+{
+	size_t from_at = 0, until_at = 0;
+	while (i < len && line[i] != '#') {
+		int rc;
+		if (word_at(line, i, len, "from"))
+			rc = parse_bound(p, lineno, line, &i, len, "from", &r->has_from, &r->from, &from_at);
+		else if (word_at(line, i, len, "until"))
+			rc = parse_bound(p, lineno, line, &i, len, "until", &r->has_until, &r->until,
+					 &until_at);
+		else {
+			size_t stop = token_end(line, i, len), ctrl = cd_find_ctrl(line, i, stop);
+			if (ctrl < stop)
+				syntax_error(p, lineno, "control character in line", line + ctrl, 1);
+			else
+				syntax_error(p, lineno, "after the capabilities, only a window: 'from "
+					     "TIME', 'until TIME' or both", line + i, stop - i);
+			return -1;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	size_t ctrl = cd_find_ctrl(line, i, len);
+	if (ctrl < len) {
+		syntax_error(p, lineno, "control character in line", line + ctrl, 1);
+		return -1;
+	}
+	if (r->has_from && r->has_until && r->until <= r->from) {
+		syntax_error(p, lineno, r->until == r->from ? "the window is empty: 'until' equals 'from'"
+			     : "the window ends before it starts: 'until' is before 'from'",
+			     line + until_at, token_end(line, until_at, len) - until_at);
+		return -1;
+	}
+	return 0;
+}
+
 /* One line, without its '\n'. line[len] is the '\n', a '\r' or the NUL after the file's last
  * byte: never a name byte, a blank or '$', so the scans of the subject and of blanks stop there
  * without a bounds check per byte (this loop runs for every line at every login). */
@@ -366,16 +461,21 @@ static void parse_line(struct parser *p, size_t lineno, char *line, size_t len)
 		syntax_error(p, lineno, "missing capabilities field after subject", line + start, end - start);
 		return;
 	}
-	if (!same_caps_as_last(p, line + i, len - i, &r.caps)) {
+	/* The capabilities run to the window, if the line has one (then they never end at the
+	 * line's '\n', and parse_repeated_line never takes them for a whole line's rest). */
+	size_t window = find_window(line, end, len);
+	if (!same_caps_as_last(p, line + i, window - i, &r.caps)) {
 		struct cd_caps_error err;
-		if (cd_scan_caps(line + i, len - i, &r.caps, &err, &p->memo) < 0) {
+		if (cd_scan_caps(line + i, window - i, &r.caps, &err, &p->memo) < 0) {
 			syntax_error(p, lineno, err.why, line + i + err.off, err.len);
 			return;
 		}
 		p->last_caps = line + i;	/* in the file's buffer, which outlives the parse */
-		p->last_caps_len = len - i;
+		p->last_caps_len = window - i;
 		p->last_mask = r.caps;
 	}
+	if (window < len && parse_window(p, lineno, line, window, len, &r) < 0)
+		return;
 	if (r.name != NULL)
 		line[end] = '\0';	/* after the parse: end is a blank, '#' or the line end */
 	if (doubt.any)

@@ -48,6 +48,10 @@ struct cd_rule {
 	cd_capmask caps;	/* empty for "none" */
 	size_t line;		/* 1-based line number in its file */
 	const char *file;	/* its file, as messages print it (cd_quote); owned by the policy */
+	/* The line's window (capdelegate.conf(5), WINDOWS), in seconds since the epoch, UTC: in
+	 * force from @from (inclusive) until @until (exclusive). Zeroed: no window. */
+	unsigned char has_from, has_until;
+	int64_t from, until;
 };
 
 enum cd_status {
@@ -115,6 +119,12 @@ struct cd_policy {
 	size_t nsources;
 	struct cd_skipped *ignored;	/* drop-in directory entries not read */
 	size_t nignored;
+	/* After cd_policy_at: the rules outside their window at @at, moved out of @rules (which
+	 * then holds only the lines in force), in the order read. */
+	struct cd_rule *outside;
+	size_t noutside;
+	int64_t at;
+	int at_set;
 	/* Unless status is OK: the file or directory at fault (raw path; the first file with a
 	 * syntax error), so that messages name it rather than the main file. NULL: unknown. */
 	char *failed_path;
@@ -228,6 +238,23 @@ int cd_policy_needs_groups(const struct cd_policy *pol, const struct cd_user *u)
  * A policy whose status is not OK grants nothing. 0 on success, -1 on malloc failure. */
 int cd_resolve(const struct cd_policy *pol, const struct cd_user *u, struct cd_grant *g);
 void cd_grant_free(struct cd_grant *g);
+
+/* Windows (cd_time.c). Times are UTC, as text "YYYY-MM-DDTHH:MM[:SS]Z", read and printed by
+ * arithmetic alone: nothing reads TZ, /etc/localtime or any environment. */
+/* 0 and *out; or -1 and *why, a static message. */
+int cd_time_parse(const char *text, size_t len, int64_t *out, const char **why);
+/* "2026-12-14T18:00Z" (seconds shown when not 0) in @buf (32 bytes hold any int64 time). */
+const char *cd_time_format(int64_t t, char *buf, size_t size);
+/* The system clock (CLOCK_REALTIME), whole seconds. 0, or -1 (errno set). */
+int cd_clock_now(int64_t *now);
+int cd_rule_in_force(const struct cd_rule *r, int64_t now);
+/* Judge every rule's window at @now: the lines outside it leave pol->rules for pol->outside,
+ * so that resolution and every question of the core see only the lines in force, as if the
+ * others were not in the file. 0, or -1 when memory ran out (the policy is then unchanged). */
+int cd_policy_at(struct cd_policy *pol, int64_t now);
+/* The first window edge (a start or an end) after @now among all the rules, in force or not;
+ * INT64_MAX when none: until then the policy's verdicts stay what they are at @now. */
+int64_t cd_policy_next_edge(const struct cd_policy *pol, int64_t now);
 
 /* Capability names, through libcap (cap_to_name / the names libcap knows). */
 int cd_cap_from_name(const char *name, size_t len);	/* case-insensitive; -1 if unknown */

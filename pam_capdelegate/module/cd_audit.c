@@ -11,8 +11,8 @@
 #include "cd_audit.h"
 
 void cd_audit_grant(const char *user, const char *granted, const char *rules,
-		    const char *policy_status, const char *nss, const char *rhost, const char *tty,
-		    int success)
+		    const char *policy_status, const char *nss, const char *ended, const char *rhost,
+		    const char *tty, int success)
 {
 	int fd = audit_open();
 	if (fd < 0)
@@ -21,8 +21,9 @@ void cd_audit_grant(const char *user, const char *granted, const char *rules,
 	char *acct = audit_encode_nv_string("acct", user, 0);
 	char *msg = NULL;
 	if (acct != NULL &&
-	    asprintf(&msg, "op=capdelegate-grant %s grant=%s policy=%s rules=%s%s%s", acct,
-		     granted ? granted : "?", policy_status, rules, nss ? " nss=" : "", nss ? nss : "") >= 0) {
+	    asprintf(&msg, "op=capdelegate-grant %s grant=%s policy=%s rules=%s%s%s%s%s", acct,
+		     granted ? granted : "?", policy_status, rules, nss ? " nss=" : "", nss ? nss : "",
+		     ended ? " window_ended=" : "", ended ? ended : "") >= 0) {
 		int saved = errno;
 		/* EPERM (no CAP_AUDIT_WRITE) or ECONNREFUSED: audit not usable here, stay quiet. */
 		/* hostname and terminal as PAM knows them (sshd's PAM_RHOST, login's PAM_TTY):

@@ -3,6 +3,7 @@
  *
  * Record: type AUDIT_USER (1005), message
  *   op=capdelegate-grant acct="USER" grant=CAPS policy=STATUS rules=FILE:LINE,... [nss=WHY]
+ *   [window_ended=FILE:LINE,...]
  * where only acct is encoded here (libaudit's audit_encode_nv_string): the caller passes the
  * other values as single words (cd_status_token, escaped paths), since auparse splits at blanks.
  * plus the exe/hostname/addr/terminal/res fields libaudit adds (hostname and terminal from
@@ -12,9 +13,10 @@
 #ifndef CD_AUDIT_H
 #define CD_AUDIT_H
 
-/* @nss: NULL, or why NSS gave no answer ("failed", "no_user"): the grant is then none. */
+/* @nss: NULL, or why NSS gave no answer ("failed", "no_user"): the grant is then none.
+ * @ended: NULL, or the lines naming the user whose window has ended ("FILE:LINE,..."). */
 void cd_audit_grant(const char *user, const char *granted, const char *rules,
-		    const char *policy_status, const char *nss, const char *rhost, const char *tty,
-		    int success);
+		    const char *policy_status, const char *nss, const char *ended, const char *rhost,
+		    const char *tty, int success);
 
 #endif

@@ -61,6 +61,10 @@ struct saved_grant {
 	int policy_read;	/* 0: the user's lookup failed first; status means nothing */
 	const char *nss;	/* NULL, or why NSS gave no answer: "failed", "no_user" */
 	int cause;		/* enum cause: kept for the later calls of the transaction */
+	char *ended;		/* NULL, or the lines naming the user whose window has ended */
+	/* The clock when the grant was computed, and the first window edge after it: a later
+	 * call of the transaction outside [judged_at, valid_until) computes the grant again. */
+	int64_t judged_at, valid_until;
 	int logged;		/* the NOTICE line for this outcome was written */
 	cd_capmask logged_granted, logged_dropped_bounding, logged_dropped_no_setpcap;
 };
@@ -202,21 +206,48 @@ static char *policy_key(const struct options *o)
 			o->max_bytes) < 0 ? NULL : key;
 }
 
-static char *rules_text(const struct cd_grant *g)
+/* "FILE:LINE,FILE:LINE" of @n rules (each @rules[i], or @list + i when @rules is NULL);
+ * "none" for none. */
+static char *rules_text(const struct cd_rule *const *rules, const struct cd_rule *list, size_t n)
 {
 	char *out = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&out, &size);
 	if (f == NULL)
 		return NULL;
-	if (g->nmatched == 0)
+	if (n == 0)
 		fputs("none", f);
-	for (size_t i = 0; i < g->nmatched && i < MAX_LOGGED_RULES; i++)
-		fprintf(f, "%s%s:%zu", i ? "," : "", g->matched[i]->file, g->matched[i]->line);
-	if (g->nmatched > MAX_LOGGED_RULES)	/* one key=value field: no blank (and no parenthesis, auparse drops a final one) */
-		fprintf(f, ",...%zu_rules", g->nmatched);
+	for (size_t i = 0; i < n && i < MAX_LOGGED_RULES; i++) {
+		const struct cd_rule *r = rules != NULL ? rules[i] : &list[i];
+		fprintf(f, "%s%s:%zu", i ? "," : "", r->file, r->line);
+	}
+	if (n > MAX_LOGGED_RULES)	/* one key=value field: no blank (and no parenthesis, auparse drops a final one) */
+		fprintf(f, ",...%zu_rules", n);
 	fclose(f);
 	return out;
+}
+
+/* The lines that name @u (by name, by a group looked up, or "*") whose window ended by the
+ * time the policy was judged: what the NOTICE line and the audit record call window_ended.
+ * 0 (*out NULL: none), or -1 when memory ran out. */
+static int ended_text(const struct cd_policy *pol, const struct cd_user *u, char **out)
+{
+	const struct cd_rule **ended = calloc(pol->noutside + 1, sizeof(*ended));
+	size_t n = 0;
+	*out = NULL;
+	if (ended == NULL)
+		return -1;
+	for (size_t i = 0; i < pol->noutside; i++) {
+		const struct cd_rule *r = &pol->outside[i];
+		if (r->has_until && r->until <= pol->at &&
+		    (r->kind != CD_SUBJECT_GROUP || u->groups_loaded) && cd_rule_may_match(r, (void *)u))
+			ended[n++] = r;
+	}
+	int rc = 0;
+	if (n > 0 && (*out = rules_text(ended, NULL, n)) == NULL)
+		rc = -1;
+	free(ended);
+	return rc;
 }
 
 static void free_saved(struct saved_grant *s)
@@ -229,6 +260,7 @@ static void free_saved(struct saved_grant *s)
 	free(s->typed);
 	free(s->config);
 	free(s->rules);
+	free(s->ended);
 	free(s);
 }
 
@@ -273,7 +305,10 @@ static struct saved_grant *new_saved(const struct options *o, const char *user, 
 	s->status = pol != NULL ? pol->status : CD_POLICY_OK;
 	s->caps = g != NULL ? g->caps : 0;
 	s->via = g != NULL ? g->via : CD_SUBJECT_NONE;
-	s->rules = g != NULL ? rules_text(g) : strdup("none");
+	s->rules = g != NULL ? rules_text(g->matched, NULL, g->nmatched) : strdup("none");
+	/* a policy not judged by the clock (not read, or rejected) gives the same nothing later */
+	s->judged_at = pol != NULL && pol->at_set ? pol->at : INT64_MIN;
+	s->valid_until = pol != NULL && pol->at_set ? cd_policy_next_edge(pol, pol->at) : INT64_MAX;
 	if (s->user == NULL || s->account == NULL || s->shown == NULL || s->config == NULL ||
 	    s->rules == NULL || (strcmp(user, account) && s->typed == NULL)) {
 		free_saved(s);
@@ -294,6 +329,22 @@ static struct saved_grant *no_answer(const struct options *o, const char *user, 
 		s->cause = cause;
 	}
 	return s;
+}
+
+/* Judge each line's window by the system clock, now (never by TZ or any variable: the
+ * times are UTC and cd_time.c reads them by arithmetic). A clock that cannot be read, or no
+ * memory to do it, rejects the policy: nothing is granted. */
+static void judge_windows(pam_handle_t *pamh, struct cd_policy *pol, const char *shown)
+{
+	int64_t now;
+	if (pol->status != CD_POLICY_OK)
+		return;
+	if (cd_clock_now(&now) == 0 && cd_policy_at(pol, now) == 0)
+		return;
+	pam_syslog(pamh, LOG_ERR, "user=%s: cannot judge the policy lines' windows: %m: "
+		   "no capabilities granted", shown);
+	pol->status = CD_POLICY_SYSERR;
+	pol->nrules = 0;
 }
 
 /* Read and resolve the policy for @user (as typed; resolved against the account's canonical
@@ -328,12 +379,17 @@ static struct saved_grant *compute_grant(pam_handle_t *pamh, const struct option
 	cd_name_form(canonical, sizeof(canonical), u.name, MAX_SHOWN_NAME);
 
 	cd_policy_load(&pol, o->config, &lo, &log);
+	judge_windows(pamh, &pol, canonical);
 	*cause = CAUSE_NONE;
 	if (load_groups_if_needed(pamh, &u, &pol, canonical) < 0) {
 		*cause = CAUSE_LOOKUP_FAILED;
 		s = no_answer(o, user, u.name, canonical, shown, &pol, *cause);
 	} else if (cd_resolve(&pol, &u, &g) == 0) {
 		s = new_saved(o, user, u.name, canonical, shown, &pol, &g);
+	}
+	if (s != NULL && ended_text(&pol, &u, &s->ended) < 0) {
+		free_saved(s);
+		s = NULL;
 	}
 	if (s == NULL) {
 		*cause = CAUSE_NO_MEMORY;
@@ -353,7 +409,11 @@ static struct saved_grant *get_grant(pam_handle_t *pamh, const struct options *o
 	if (pam_get_data(pamh, DATA_NAME, &data) == PAM_SUCCESS && data != NULL) {
 		struct saved_grant *s = (struct saved_grant *)data;	/* ours: pam_get_data is const-only */
 		char *key = policy_key(o);
-		int same = key != NULL && strcmp(s->user, user) == 0 && strcmp(s->config, key) == 0;
+		int64_t now;
+		/* the same user and policy, and no window opened or closed since (a session that
+		 * outlives a line's end, a screen unlock's PAM_REINITIALIZE_CRED, a clock set back) */
+		int same = key != NULL && strcmp(s->user, user) == 0 && strcmp(s->config, key) == 0 &&
+			   cd_clock_now(&now) == 0 && now >= s->judged_at && now < s->valid_until;
 		free(key);
 		if (same) {
 			if (o->debug)
@@ -417,11 +477,12 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 	const char *policy = s->policy_read ? cd_status_token(s->status) : "not_read";
 	pam_syslog(pamh, LOG_NOTICE,
 		   "user=%s granted=%s via=%s rules=%s policy=%s delegated=%s "
-		   "dropped_bounding=%s dropped_no_setpcap=%s cleared=%s%s%s%s%s",
+		   "dropped_bounding=%s dropped_no_setpcap=%s cleared=%s%s%s%s%s%s%s",
 		   s->shown, granted ? granted : "?", cd_subject_kind_str(s->via), s->rules, policy,
 		   delegated ? delegated : "?", bound ? bound : "?", nopcap ? nopcap : "?",
 		   cleared ? cleared : "?", s->typed ? " login_name=" : "", s->typed ? s->typed : "",
-		   s->nss ? " nss=" : "", s->nss ? s->nss : "");
+		   s->nss ? " nss=" : "", s->nss ? s->nss : "",
+		   s->ended ? " window_ended=" : "", s->ended ? s->ended : "");
 	if (r->dropped_bounding)
 		pam_syslog(pamh, LOG_WARNING, "user=%s: %s not granted: outside the bounding set",
 			   s->shown, bound ? bound : "?");
@@ -436,7 +497,8 @@ static void log_outcome(pam_handle_t *pamh, struct saved_grant *s, const struct 
 		rhost = NULL;
 	if (pam_get_item(pamh, PAM_TTY, &tty) != PAM_SUCCESS)
 		tty = NULL;
-	cd_audit_grant(s->account, granted, s->rules, policy, s->nss, rhost, tty, r->set_errno == 0);
+	cd_audit_grant(s->account, granted, s->rules, policy, s->nss, s->ended, rhost, tty,
+		       r->set_errno == 0);
 	free(granted);
 	free(delegated);
 	free(bound);

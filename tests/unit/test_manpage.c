@@ -163,6 +163,16 @@ static void test_example(void **state)
 					 ex->line, reject_line, logged);
 			continue;
 		}
+		if (strncmp(tok, "at=", 3) == 0) {	/* the clock from here on: a fresh policy judged at it */
+			int64_t at;
+			const char *why;
+			if (cd_time_parse(tok + 3, strlen(tok + 3), &at, &why) < 0)
+				fail_msg("bad time in test directive: %s (%s)", tok, why);
+			cd_policy_free(&pol);
+			cd_policy_load(&pol, policy_path, &o, &log);
+			assert_int_equal(cd_policy_at(&pol, at), 0);
+			continue;
+		}
 		check_user(&pol, tok, ex->line);
 	}
 	if (reject_line == 0 && pol.status != CD_POLICY_OK)

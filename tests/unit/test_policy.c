@@ -1435,6 +1435,192 @@ static void test_cuts_bounds_and_short_names(void **state)
 	assert_string_equal(u.groups[0], "g1");
 }
 
+/* ---- windows (capdelegate.conf(5), WINDOWS) ----------------------------------------------- */
+
+/* Seconds since the epoch of a UTC time, through the parser (tests below check it by values
+ * computed by hand). */
+static int64_t utc(const char *text)
+{
+	int64_t t;
+	const char *why;
+	if (cd_time_parse(text, strlen(text), &t, &why) < 0)
+		fail_msg("'%s' refused: %s", text, why);
+	return t;
+}
+
+static void test_time_values(void **state)
+{
+	(void)state;
+	char buf[32];
+	assert_true(utc("1970-01-01T00:00Z") == 0);
+	assert_true(utc("2000-03-01T00:00Z") == 951868800);
+	assert_true(utc("2024-02-29T12:34:56Z") == 1709210096);	/* a leap day */
+	assert_true(utc("2038-01-19T03:14:07Z") == 2147483647);	/* 32-bit time_t's last second */
+	assert_true(utc("2038-01-19T03:14:08Z") == 2147483648LL);	/* and past it */
+	assert_true(utc("2106-02-07T06:28:16Z") == 4294967296LL);	/* past 32 unsigned bits */
+	assert_true(utc("9999-12-31T23:59:59Z") == 253402300799LL);
+	assert_string_equal(cd_time_format(utc("2100-02-28T23:59:59Z") + 1, buf, sizeof(buf)),
+			    "2100-03-01T00:00Z");	/* 2100 is no leap year */
+	assert_string_equal(cd_time_format(2147483648LL, buf, sizeof(buf)), "2038-01-19T03:14:08Z");
+	assert_string_equal(cd_time_format(0, buf, sizeof(buf)), "1970-01-01T00:00Z");
+	/* every second of a leap year's February and March prints back as it was read */
+	for (int64_t t = utc("2028-02-01T00:00Z"); t < utc("2028-04-01T00:00Z"); t += 3607)
+		assert_true(utc(cd_time_format(t, buf, sizeof(buf))) == t);
+}
+
+static void test_time_malformed(void **state)
+{
+	(void)state;
+	static const struct { const char *text, *why; } bad[] = {
+		{ "2026-12-14", "a date alone is no time" },
+		{ "2026-12-14T18:00", "a time without its zone" },
+		{ "2026-12-14T18:00:00", "a time without its zone" },
+		{ "2026-12-14T18:00+00:00", "times are UTC and written with Z" },
+		{ "2026-12-14T18:00-05:00", "times are UTC and written with Z" },
+		{ "2026-12-14T18:00z", "times are UTC and written with Z" },
+		{ "2026-02-29T00:00Z", "no such date" },
+		{ "2100-02-29T00:00Z", "no such date" },
+		{ "2026-04-31T00:00Z", "no such date" },
+		{ "2026-13-01T00:00Z", "no such date" },
+		{ "2026-00-10T00:00Z", "no such date" },
+		{ "2026-12-00T00:00Z", "no such date" },
+		{ "2026-12-14T24:00Z", "no such time of day" },
+		{ "2026-12-14T23:60Z", "no such time of day" },
+		{ "2016-12-31T23:59:60Z", "no such time of day" },
+		{ "1969-12-31T23:59:59Z", "no time before 1970" },
+		{ "26-12-14T18:00Z", "a time is written" },
+		{ "2026-12-14 18:00Z", "a time is written" },
+		{ "2026-12-14T18Z", "a time is written" },
+		{ "2026-12-14T18:00ZZ", "a time is written" },
+		{ "2026-12-14T18:00:0Z", "a time is written" },
+		{ "+2026-12-14T18:00Z", "a time is written" },
+		{ "", "a time is written" },
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		int64_t t = 42;
+		const char *why = NULL;
+		assert_int_equal(cd_time_parse(bad[k].text, strlen(bad[k].text), &t, &why), -1);
+		if (why == NULL || strstr(why, bad[k].why) == NULL)
+			fail_msg("'%s': expected '%s', got '%s'", bad[k].text, bad[k].why, why);
+	}
+}
+
+static void test_window_lines(void **state)
+{
+	(void)state;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, "alice cap_net_raw until 2026-12-14T18:00Z\n"
+			 "bob cap_net_raw , cap_syslog from 2026-12-07T22:00Z until 2026-12-08T06:00:30Z # night\n"
+			 "@ops none\tfrom 2027-01-01T00:00Z\n"
+			 "* cap_net_raw until 2026-12-14T18:00Z from 2026-12-01T00:00Z\n"
+			 "carol cap_net_raw # until 2026-12-14 is a comment\n"),
+			 CD_POLICY_OK);
+	assert_int_equal(pol.nrules, 5);
+	assert_int_equal(nmessages, 0);
+	assert_true(!pol.rules[0].has_from && pol.rules[0].has_until &&
+		    pol.rules[0].until == utc("2026-12-14T18:00Z"));
+	assert_true(pol.rules[1].caps == (BIT(CAP_NET_RAW) | BIT(CAP_SYSLOG)));
+	assert_true(pol.rules[1].has_from && pol.rules[1].from == utc("2026-12-07T22:00Z"));
+	assert_true(pol.rules[1].until == utc("2026-12-08T06:00:30Z"));
+	assert_true(pol.rules[2].caps == 0 && pol.rules[2].has_from && !pol.rules[2].has_until);
+	assert_true(pol.rules[3].has_from && pol.rules[3].has_until);
+	assert_true(!pol.rules[4].has_from && !pol.rules[4].has_until);
+	cd_policy_free(&pol);
+}
+
+static void test_window_malformed_rejects(void **state)
+{
+	(void)state;
+	expect_rejected("alice cap_net_raw until 2026-12-14\n", 1, "a date alone is no time");
+	expect_rejected("ok cap_net_raw\nalice cap_net_raw until 2026-12-14T18:00\n", 2,
+			"a time without its zone");
+	expect_rejected("alice cap_net_raw from 2026-02-29T00:00Z\n", 1, "no such date");
+	expect_rejected("alice cap_net_raw from 2026-12-14T18:00Z until 2026-12-14T18:00Z\n", 1,
+			"the window is empty");
+	expect_rejected("alice cap_net_raw until 2026-12-13T18:00Z from 2026-12-14T18:00Z\n", 1,
+			"the window ends before it starts");
+	expect_rejected("alice cap_net_raw until 2026-12-14T18:00Z until 2026-12-15T18:00Z\n", 1,
+			"a window has one start ('from') and one end ('until')");
+	expect_rejected("alice cap_net_raw until\n", 1, "a time must follow");
+	expect_rejected("alice cap_net_raw until # 2026-12-14T18:00Z\n", 1, "a time must follow");
+	expect_rejected("alice from 2026-12-14T18:00Z\n", 1, "missing capabilities field");
+	expect_rejected("alice cap_net_raw until 2026-12-14T18:00Z junk\n", 1,
+			"after the capabilities, only a window");
+	expect_rejected("alice cap_net_raw, until 2026-12-14T18:00Z\n", 1, "empty capability name");
+	expect_rejected("alice cap_net_raw until 2026-12-14T18:00Z\x1b[2K\n", 1,
+			"control character in line");
+	expect_rejected("alice cap_net_raw until 2026-12-14T18:00Z # \x1b[2K\n", 1,
+			"control character in line");
+	/* keywords are lower case: a capital one is text after the capabilities */
+	expect_rejected("alice cap_net_raw UNTIL 2026-12-14T18:00Z\n", 1, "expected ','");
+}
+
+static cd_capmask grant_at(const char *text, int64_t now, const char *name, const char **groups)
+{
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, text), CD_POLICY_OK);
+	assert_int_equal(cd_policy_at(&pol, now), 0);
+	cd_capmask caps = resolve_for(&pol, name, groups, NULL, NULL);
+	cd_policy_free(&pol);
+	return caps;
+}
+
+static void test_window_edges(void **state)
+{
+	(void)state;
+	const char *text = "alice cap_net_raw from 2026-12-07T22:00Z until 2026-12-08T06:00Z\n";
+	int64_t from = utc("2026-12-07T22:00Z"), until = utc("2026-12-08T06:00Z");
+	assert_true(grant_at(text, from - 1, "alice", NULL) == 0);
+	assert_true(grant_at(text, from, "alice", NULL) == BIT(CAP_NET_RAW));	/* from: in force */
+	assert_true(grant_at(text, from + 1, "alice", NULL) == BIT(CAP_NET_RAW));
+	assert_true(grant_at(text, until - 1, "alice", NULL) == BIT(CAP_NET_RAW));
+	assert_true(grant_at(text, until, "alice", NULL) == 0);	/* until: ended */
+	assert_true(grant_at(text, until + 1, "alice", NULL) == 0);
+	/* a leap day, and past 2038 */
+	const char *leap = "alice cap_syslog from 2028-02-29T00:00Z until 2028-03-01T00:00Z\n";
+	assert_true(grant_at(leap, utc("2028-02-28T23:59:59Z"), "alice", NULL) == 0);
+	assert_true(grant_at(leap, utc("2028-02-29T23:59:59Z"), "alice", NULL) == BIT(CAP_SYSLOG));
+	assert_true(grant_at(leap, utc("2028-03-01T00:00Z"), "alice", NULL) == 0);
+	const char *late = "alice cap_syslog from 2038-01-19T03:14:08Z until 2106-02-07T06:28:17Z\n";
+	assert_true(grant_at(late, 2147483647, "alice", NULL) == 0);
+	assert_true(grant_at(late, 2147483648LL, "alice", NULL) == BIT(CAP_SYSLOG));
+	assert_true(grant_at(late, 4294967296LL, "alice", NULL) == BIT(CAP_SYSLOG));
+	assert_true(grant_at(late, 4294967297LL, "alice", NULL) == 0);
+	/* a clock set back before the start */
+	assert_true(grant_at(late, 0, "alice", NULL) == 0);
+}
+
+/* A line outside its window is as if it were not in the file: an ended user line lets the
+ * user's group lines apply again, an ended narrowing group line lets "*" apply. */
+static void test_window_precedence(void **state)
+{
+	(void)state;
+	const char *text = "alice none until 2026-12-08T00:00Z\n"
+			   "@ops cap_net_admin\n"
+			   "@contractors none until 2026-12-08T00:00Z\n"
+			   "* cap_net_raw\n";
+	const char *ops[] = { "ops", NULL }, *contractors[] = { "contractors", NULL };
+	int64_t before = utc("2026-12-07T23:59:59Z"), after = utc("2026-12-08T00:00Z");
+	assert_true(grant_at(text, before, "alice", ops) == 0);
+	assert_true(grant_at(text, after, "alice", ops) == BIT(CAP_NET_ADMIN));
+	assert_true(grant_at(text, before, "erin", contractors) == 0);
+	assert_true(grant_at(text, after, "erin", contractors) == BIT(CAP_NET_RAW));
+
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, text), CD_POLICY_OK);
+	assert_true(cd_policy_group_narrows(&pol, "contractors") == BIT(CAP_NET_RAW));
+	assert_true(cd_policy_next_edge(&pol, before) == after);
+	assert_int_equal(cd_policy_at(&pol, after), 0);
+	assert_int_equal(pol.nrules, 2);
+	assert_int_equal(pol.noutside, 2);
+	assert_int_equal(pol.outside[0].line, 1);	/* file order kept */
+	assert_int_equal(pol.outside[1].line, 3);
+	assert_true(cd_policy_next_edge(&pol, after) == INT64_MAX);
+	struct cd_user u = make_user("alice", ops);
+	assert_int_equal(cd_policy_names_user(&pol, &u), 0);
+	cd_policy_free(&pol);
+}
+
 int main(void)
 {
 	if (make_test_dir(tmpdir, sizeof(tmpdir), "cd-unit") < 0)
@@ -1494,6 +1680,12 @@ int main(void)
 		cmocka_unit_test_setup(test_escape_above_377_plain_backslash, setup),
 		cmocka_unit_test_setup(test_escape_winbind_could_mean_literally, setup),
 		cmocka_unit_test_setup(test_cuts_bounds_and_short_names, setup),
+		cmocka_unit_test(test_time_values),
+		cmocka_unit_test(test_time_malformed),
+		cmocka_unit_test_setup(test_window_lines, setup),
+		cmocka_unit_test_setup(test_window_malformed_rejects, setup),
+		cmocka_unit_test_setup(test_window_edges, setup),
+		cmocka_unit_test_setup(test_window_precedence, setup),
 	};
 	int rc = cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 	char *cmd;

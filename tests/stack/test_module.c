@@ -12,7 +12,9 @@
  *  - audit records: audit_open, audit_log_user_message and audit_close are defined here too,
  *    a stub libaudit that keeps the record instead of sending it to the kernel;
  *  - syslog priorities: pam_wrapper prints each pam_syslog line as "SYSLOG(N): ...";
- *  - PAM_USER changed between setcred and open_session, through pam_start/pam_set_item.
+ *  - PAM_USER changed between setcred and open_session, through pam_start/pam_set_item;
+ *  - the clock: clock_gettime(CLOCK_REALTIME) as the module reads it is the case's (the policy
+ *    lines' windows), set or failing between the calls of one transaction.
  * Each case runs in a forked child (capability changes stick to the process). Run through
  * module.sh (stack.sh's users, groups and wrappers); needs root.
  */
@@ -32,6 +34,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -174,6 +177,7 @@ char *realpath(const char *path, char *resolved)
 struct outcome {
 	int rc[4];
 	unsigned long long inh, prm, eff, bnd;
+	unsigned long long inh_between;	/* pI between two calls of a transaction, where a case reads it */
 	int naudit, audit_result;
 	int fault_hits;
 	char audit[1024];
@@ -220,6 +224,30 @@ int audit_log_user_message(int audit_fd, int type, const char *message, const ch
 	return 1;
 }
 
+/* The module's CLOCK_REALTIME: the real clock while fake_now is negative, else fake_now;
+ * failing with EINVAL while clock_fails. Other clocks (the snapshot's coarse clock) and other
+ * callers are left alone. */
+static long long fake_now = -1;
+static int clock_fails;
+
+int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	Dl_info info;
+	if (clk == CLOCK_REALTIME && dladdr(__builtin_return_address(0), &info) != 0 &&
+	    info.dli_fname != NULL && strstr(info.dli_fname, "pam_capdelegate") != NULL) {
+		if (clock_fails) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (fake_now >= 0) {
+			ts->tv_sec = (time_t)fake_now;
+			ts->tv_nsec = 999999999;	/* the last instant of that second */
+			return 0;
+		}
+	}
+	return REAL(clock_gettime)(clk, ts);
+}
+
 /* ---- the harness ------------------------------------------------------------------------- */
 
 /* The child's capabilities before the transaction. */
@@ -231,6 +259,8 @@ struct prep {
 	gid_t getgrgid_fail;		/* 0: none */
 	const char *swap_link, *swap_to;
 	const char *cwd;		/* the child's working directory */
+	long long now;			/* the module's clock: 0 the real one */
+	const char *tz;			/* TZ, in the process and in the PAM environment */
 };
 
 typedef void (*steps_fn)(pam_handle_t *pamh, struct outcome *o);
@@ -327,11 +357,19 @@ static void run(const char *svc, const char *user, const struct prep *prep, step
 		if (prep != NULL) {
 			swap_link = prep->swap_link;
 			swap_to = prep->swap_to;
+			fake_now = prep->now ? prep->now : -1;
 		}
+		if (prep != NULL && prep->tz != NULL && setenv("TZ", prep->tz, 1) < 0)
+			_exit(7);
 		struct pam_conv conv = { no_conv, NULL };
 		pam_handle_t *pamh = NULL;
 		if (pam_start(svc, user, &conv, &pamh) != PAM_SUCCESS)
 			_exit(5);
+		char *tzvar = NULL;
+		if (prep != NULL && prep->tz != NULL &&
+		    (asprintf(&tzvar, "TZ=%s", prep->tz) < 0 || pam_putenv(pamh, tzvar) != PAM_SUCCESS))
+			_exit(7);
+		free(tzvar);
 		steps(pamh, &r);
 		memset(faults, 0, sizeof(faults));
 		r.fault_hits = fault_hits;
@@ -1153,6 +1191,167 @@ static void test_winbind_escape_warned(void **state)
 	expect_no_log(&o, "octal escape");
 }
 
+/* ---- windows (capdelegate.conf(5), WINDOWS) -------------------------------------------- */
+
+#define FROM 1893456000LL	/* 2030-01-01T00:00Z */
+#define UNTIL 1893484800LL	/* 2030-01-01T08:00Z */
+static const char *lent = "alice cap_net_raw from 2030-01-01T00:00Z until 2030-01-01T08:00Z\n";
+
+/* The clock at each login decides, at the window's exact edges; an ended line is named in the
+ * NOTICE line and the audit record. */
+static void test_window_edges_at_login(void **state)
+{
+	(void)state;
+	need_root();
+	service("mwin", lent, auth_session);
+	static const struct { long long now; unsigned long long inh; } at[] = {
+		{ FROM - 1, 0 }, { FROM, BIT(CAP_NET_RAW) }, { FROM + 1, BIT(CAP_NET_RAW) },
+		{ UNTIL - 1, BIT(CAP_NET_RAW) }, { UNTIL, 0 }, { UNTIL + 1, 0 },
+	};
+	struct outcome o;
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		struct prep p = { .now = at[i].now };
+		run("mwin", "alice", &p, setcred_then_session, &o);
+		assert_int_equal(o.rc[0], PAM_SUCCESS);
+		if (o.inh != at[i].inh)
+			fail_msg("at %lld: CapInh %llx, want %llx\n%s", at[i].now, o.inh, at[i].inh, o.log);
+		assert_int_equal(o.naudit, 1);
+		if (at[i].now >= UNTIL) {
+			char *want;
+			assert_true(asprintf(&want, "window_ended=%s/mwin.conf:1", workdir) > 0);
+			expect_log(&o, want);
+			assert_non_null(strstr(o.audit, want));
+			free(want);
+		} else {
+			expect_no_log(&o, "window_ended");	/* not started is not ended */
+			assert_null(strstr(o.audit, "window_ended"));
+		}
+	}
+}
+
+/* TZ, in the process and as a PAM variable, never moves an edge: the times are UTC. */
+static void test_window_ignores_tz(void **state)
+{
+	(void)state;
+	need_root();
+	service("mwintz", lent, auth_session);
+	static char huge[10001];
+	memset(huge, 'A', sizeof(huge) - 1);
+	const char *zones[] = { "XXX-14", "XXX+12", "Asia/Kathmandu", ":/etc/passwd", "UTC0",
+				"America/St_Johns", huge };
+	struct outcome o;
+	for (size_t i = 0; i < sizeof(zones) / sizeof(zones[0]); i++) {
+		static const struct { long long now; unsigned long long inh; } at[] = {
+			{ FROM - 1, 0 }, { FROM, BIT(CAP_NET_RAW) }, { UNTIL - 1, BIT(CAP_NET_RAW) },
+			{ UNTIL, 0 },
+		};
+		for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+			struct prep p = { .now = at[k].now, .tz = zones[i] };
+			run("mwintz", "alice", &p, setcred, &o);
+			if (o.inh != at[k].inh)
+				fail_msg("TZ=%.20s at %lld: CapInh %llx, want %llx\n%s", zones[i],
+					 at[k].now, o.inh, at[k].inh, o.log);
+		}
+	}
+}
+
+/* A window that closes between two calls of one transaction: the later call judges again. */
+static void setcred_end_reinitialize(pam_handle_t *pamh, struct outcome *o)
+{
+	o->rc[0] = pam_setcred(pamh, PAM_ESTABLISH_CRED);
+	o->inh_between = cap_status_field("CapInh:\t");
+	fake_now = UNTIL;
+	o->rc[1] = pam_setcred(pamh, PAM_REINITIALIZE_CRED);
+}
+
+static void setcred_clock_back_session(pam_handle_t *pamh, struct outcome *o)
+{
+	o->rc[0] = pam_setcred(pamh, PAM_ESTABLISH_CRED);
+	o->inh_between = cap_status_field("CapInh:\t");
+	fake_now = FROM - 3600;	/* the clock set back to an hour before the start */
+	o->rc[1] = pam_open_session(pamh, 0);
+}
+
+static void test_window_judged_at_every_call(void **state)
+{
+	(void)state;
+	need_root();
+	service("mwinre", lent, auth_session);
+	struct outcome o;
+	struct prep p = { .now = UNTIL - 1 };
+	run("mwinre", "alice", &p, setcred_end_reinitialize, &o);
+	assert_int_equal(o.rc[0], PAM_SUCCESS);
+	assert_int_equal(o.rc[1], PAM_SUCCESS);
+	assert_int_equal(o.inh_between, BIT(CAP_NET_RAW));	/* pI after the first setcred */
+	if (o.inh != 0)
+		fail_msg("after the end, PAM_REINITIALIZE_CRED left CapInh %llx\n%s", o.inh, o.log);
+	assert_int_equal(o.naudit, 2);	/* two outcomes, two records */
+	expect_log(&o, "user=alice granted=cap_net_raw");
+	expect_log(&o, "user=alice granted=none via=none rules=none policy=ok");
+	struct prep q = { .now = FROM + 60 };
+	run("mwinre", "alice", &q, setcred_clock_back_session, &o);
+	assert_int_equal(o.inh_between, BIT(CAP_NET_RAW));
+	if (o.inh != 0)
+		fail_msg("after the clock went back before the start, CapInh %llx\n%s", o.inh, o.log);
+	/* with no edge in between, the policy is read once per transaction (debug says so) */
+	service("mwinonce", lent, "auth required MOD debug\nsession required MOD debug\n");
+	struct prep r = { .now = FROM + 60 };
+	run("mwinonce", "alice", &r, setcred_then_session, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	expect_log(&o, "policy already read in this transaction");
+	assert_int_equal(o.naudit, 1);
+}
+
+/* An ended user line is as if it were not there: her groups' lines apply again. */
+static void test_window_ended_user_line_lets_groups_apply(void **state)
+{
+	(void)state;
+	need_root();
+	service("mwingrp", "carol none until 2030-01-01T08:00Z\n@netops cap_net_raw\n"
+		"* cap_kill until 2030-01-01T08:00Z\n", auth_session);
+	struct outcome o;
+	struct prep before = { .now = UNTIL - 1 }, after = { .now = UNTIL };
+	run("mwingrp", "carol", &before, setcred, &o);
+	assert_int_equal(o.inh, 0);
+	run("mwingrp", "carol", &after, setcred, &o);
+	assert_int_equal(o.inh, BIT(CAP_NET_RAW));
+	char *want;
+	assert_true(asprintf(&want, "via=group rules=%s/mwingrp.conf:2 ", workdir) > 0);
+	expect_log(&o, want);
+	free(want);
+	/* the ended lines that name her: her own and "*" */
+	assert_true(asprintf(&want, "window_ended=%s/mwingrp.conf:1,%s/mwingrp.conf:3", workdir,
+			     workdir) > 0);
+	expect_log(&o, want);
+	free(want);
+	/* bob, in no group: the "*" line until its end, then nothing */
+	run("mwingrp", "bob", &before, setcred, &o);
+	assert_int_equal(o.inh, BIT(CAP_KILL));
+	run("mwingrp", "bob", &after, setcred, &o);
+	assert_int_equal(o.inh, 0);
+}
+
+/* A clock the module cannot read grants nothing, and says why. */
+static void clock_failing_setcred(pam_handle_t *pamh, struct outcome *o)
+{
+	clock_fails = 1;
+	o->rc[0] = pam_setcred(pamh, PAM_ESTABLISH_CRED);
+	clock_fails = 0;
+}
+
+static void test_window_clock_failure_grants_nothing(void **state)
+{
+	(void)state;
+	need_root();
+	service("mwinclk", demo, auth_session);
+	struct outcome o;
+	run("mwinclk", "alice", NULL, clock_failing_setcred, &o);
+	assert_int_equal(o.inh, 0);
+	expect_log(&o, "user=alice: cannot judge the policy lines' windows: Invalid argument: "
+		   "no capabilities granted");
+	expect_log(&o, "policy=system_error");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -1188,6 +1387,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_empty_user_fails_closed),
 		cmocka_unit_test(test_two_lines_different_policies),
 		cmocka_unit_test(test_winbind_escape_warned),
+		cmocka_unit_test(test_window_edges_at_login),
+		cmocka_unit_test(test_window_ignores_tz),
+		cmocka_unit_test(test_window_judged_at_every_call),
+		cmocka_unit_test(test_window_ended_user_line_lets_groups_apply),
+		cmocka_unit_test(test_window_clock_failure_grants_nothing),
 	};
 	return cmocka_run_group_tests_name("module", tests, NULL, NULL);
 }

@@ -29,6 +29,119 @@ enum cd_status cli_load_policy_as(struct cd_policy *pol, const char *path, const
 	return cd_policy_load(pol, path ? path : CD_DEFAULT_CONFIG, &opts, &log);
 }
 
+int cli_time_arg(const char *cmd, const char *text, int64_t *at)
+{
+	const char *why;
+	if (text == NULL || strcmp(text, "now") == 0) {
+		if (cd_clock_now(at) == 0)
+			return 0;
+		fprintf(stderr, "capdelegate: %s: cannot read the clock: %s: the lines' windows "
+			"cannot be judged\n", cmd, strerror(errno));
+		return -1;
+	}
+	if (cd_time_parse(text, strlen(text), at, &why) == 0)
+		return 0;
+	fprintf(stderr, "capdelegate: %s: --at '", cmd);
+	cli_text_escape(stderr, text);
+	fprintf(stderr, "': %s (or: now)\n", why);
+	return -1;
+}
+
+int cli_policy_at(struct cd_policy *pol, int64_t at, const char *cmd)
+{
+	if (cd_policy_at(pol, at) == 0)
+		return 0;
+	/* as the module: a policy whose windows cannot be judged grants nothing */
+	pol->status = CD_POLICY_SYSERR;
+	pol->nrules = 0;
+	return cli_out_of_memory(cmd, "the lines' windows are not judged: the policy is taken as "
+				 "rejected (nothing granted)");
+}
+
+enum cd_status cli_load_policy_now(struct cd_policy *pol, const char *path, const char *confdir,
+				   const char *cmd)
+{
+	int64_t now;
+	cli_load_policy(pol, path, confdir);
+	if (pol->status != CD_POLICY_OK)
+		return pol->status;
+	if (cli_time_arg(cmd, NULL, &now) < 0) {
+		pol->status = CD_POLICY_SYSERR;
+		pol->nrules = 0;
+	} else {
+		cli_policy_at(pol, now, cmd);
+	}
+	return pol->status;
+}
+
+/* The place of @r in the order read: its file's index among the sources, then its line. */
+static size_t source_of(const struct cd_policy *pol, const struct cd_rule *r)
+{
+	for (size_t k = 0; k < pol->nsources; k++)
+		if (pol->sources[k].shown == r->file)
+			return k;
+	return pol->nsources;
+}
+
+static int read_before(const struct cd_policy *pol, const struct cd_rule *a, const struct cd_rule *b)
+{
+	size_t sa = source_of(pol, a), sb = source_of(pol, b);
+	return sa != sb ? sa < sb : a->line < b->line;
+}
+
+const struct cd_rule **cli_policy_all_rules(const struct cd_policy *pol, size_t *n)
+{
+	const struct cd_rule **all = calloc(pol->nrules + pol->noutside + 1, sizeof(*all));
+	size_t i = 0, j = 0;
+	*n = 0;
+	if (all == NULL)
+		return NULL;
+	while (i < pol->nrules || j < pol->noutside) {
+		if (j == pol->noutside ||
+		    (i < pol->nrules && read_before(pol, &pol->rules[i], &pol->outside[j])))
+			all[(*n)++] = &pol->rules[i++];
+		else
+			all[(*n)++] = &pol->outside[j++];
+	}
+	return all;
+}
+
+const char *cli_window_state(const struct cd_rule *r, int64_t at)
+{
+	if (r->has_until && at >= r->until)
+		return "ended";
+	if (r->has_from && at < r->from)
+		return "not yet";
+	return "in force";
+}
+
+void cli_print_span(FILE *out, int64_t secs)
+{
+	int64_t d = secs / 86400, h = secs / 3600 % 24, m = secs / 60 % 60;
+	if (d > 0)
+		fprintf(out, h ? "%lldd %lldh" : "%lldd", (long long)d, (long long)h);
+	else if (h > 0)
+		fprintf(out, m ? "%lldh %lldm" : "%lldh", (long long)h, (long long)m);
+	else if (m > 0)
+		fprintf(out, "%lldm", (long long)m);
+	else
+		fprintf(out, "%llds", (long long)secs);
+}
+
+void cli_print_when(FILE *out, int64_t t, int64_t at)
+{
+	char buf[32];
+	fprintf(out, "%s (", cd_time_format(t, buf, sizeof(buf)));
+	if (t == at) {
+		fputs("now)", out);
+		return;
+	}
+	if (t > at)
+		fputs("in ", out);
+	cli_print_span(out, t > at ? t - at : at - t);
+	fputs(t > at ? ")" : " ago)", out);
+}
+
 int cli_grant_of(const struct cd_policy *pol, const char *name, cd_capmask *grant)
 {
 	struct cd_user u;

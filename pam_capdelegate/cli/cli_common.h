@@ -20,6 +20,31 @@ enum cd_status cli_load_policy(struct cd_policy *pol, const char *path, const ch
 enum cd_status cli_load_policy_as(struct cd_policy *pol, const char *path, const char *confdir,
 				  const struct cd_stand_in *s);
 
+/* The moment a command judges the lines' windows at (capdelegate.conf(5), WINDOWS): @text is
+ * "now" or NULL (the system clock, CLOCK_REALTIME, as the module reads it at login) or a UTC
+ * time as a policy writes one (2026-12-14T18:00Z). 0, or -1 with the reason on stderr
+ * ("capdelegate: CMD: ..."). Never TZ or /etc/localtime: cd_time.c is arithmetic. */
+int cli_time_arg(const char *cmd, const char *text, int64_t *at);
+/* Judge @pol's windows at @at as the module does at login (cd_policy_at): the lines outside
+ * their window leave pol->rules for pol->outside, so that every grant resolved from @pol is
+ * login's at that moment. When memory runs out the policy is rejected (status SYSERR, no
+ * rules: nothing granted) and said: -1. */
+int cli_policy_at(struct cd_policy *pol, int64_t at, const char *cmd);
+/* Load as cli_load_policy, then judge the windows at the system clock's now: what login gives
+ * now. The policy is rejected (nothing granted, said) when the clock cannot be read. */
+enum cd_status cli_load_policy_now(struct cd_policy *pol, const char *path, const char *confdir,
+				   const char *cmd);
+/* Every line of @pol, in force or not (pol->rules, then the lines cli_policy_at moved out),
+ * in the order read: for the commands that list lines. Malloc'ed array of pointers into @pol
+ * (*n set); NULL when memory ran out. */
+const struct cd_rule **cli_policy_all_rules(const struct cd_policy *pol, size_t *n);
+/* A line's window at @at: "in force", "ended" or "not yet". */
+const char *cli_window_state(const struct cd_rule *r, int64_t at);
+/* A span of @secs seconds, >= 0, as people read it: "45s", "36m", "5h 12m", "3d 4h". */
+void cli_print_span(FILE *out, int64_t secs);
+/* "TIME (SPAN ago)", "TIME (in SPAN)" or "TIME (now)": @t seen from @at. */
+void cli_print_when(FILE *out, int64_t t, int64_t at);
+
 /* What a process with inheritable set @pi gains by executing a file with @f, per
  * security/commoncap.c (bprm_caps_from_vfs_caps): pP' = (X & fP) | (pI & fI), pE' = fE ? pP' : 0.
  * The ambient set is cleared by an exec of a file with capabilities, so it plays no part.

@@ -18,8 +18,8 @@
 #include "cli_userdb.h"
 
 static const char usage[] =
-	"usage: capdelegate explain USER [--config FILE] [--confdir DIR] [--userdb DIR]... [--tsv]\n"
-	"                               [PATH...]\n"
+	"usage: capdelegate explain USER [--at TIME] [--config FILE] [--confdir DIR]\n"
+	"                               [--userdb DIR]... [--tsv] [PATH...]\n"
 	"\n"
 	"Show the policy lines matching USER (file:line and why: user, group or default), the\n"
 	"inheritable set pI login gives USER, and for every file with capabilities below PATH\n"
@@ -28,6 +28,9 @@ static const char usage[] =
 	"systemd's user records for USER (NAME.user, UID.user) are shown with what their\n"
 	"capabilityAmbientSet adds and their capabilityBoundingSet takes from the grant;\n"
 	"--userdb DIR reads them from DIR (repeatable) instead of systemd's search path.\n"
+	"--at TIME: the grant of a login at TIME (UTC, 2026-12-14T18:00Z or ...T18:00:05Z; default\n"
+	"now): the lines' windows are judged then, and each line naming USER that has a window is\n"
+	"shown with it, in force, ended or not yet. NSS and the files are asked as they are now.\n"
 	"Aligned tables on a terminal, tab-separated records elsewhere and with --tsv.\n"
 	"Exit 0; 2 if USER is unknown, the policy is rejected (login then grants nothing), or a\n"
 	"user record of USER cannot be read.\n";
@@ -321,14 +324,80 @@ static int groups_failed(struct cd_user *u, const struct cd_policy *pol)
 	return needed ? -1 : 0;
 }
 
-/* The module's order: the account (canonical name), the policy, then the groups the policy
- * needs, where any lookup error means nothing is granted. */
-/* Options of explain: --config, --confdir, --userdb (repeatable). */
+/* Options of explain: --config, --confdir, --userdb (repeatable), --at. */
 struct explain_opts {
 	const char *config, *confdir;
 	const char **userdb;
 	size_t nuserdb;
+	int64_t at;	/* the moment the windows are judged at */
+	int at_given;	/* --at was given */
 };
+
+/* Does a line of @pol, in force or not, hold for a time? */
+static int has_windows(const struct cd_policy *pol)
+{
+	for (size_t i = 0; i < pol->nrules; i++)
+		if (pol->rules[i].has_from || pol->rules[i].has_until)
+			return 1;
+	return pol->noutside > 0;
+}
+
+/* The lines that may name @u (by name, by a group of the user's, or "*") and have a window,
+ * in the order read, each with its state at @at: what resolution saw and why. */
+static int print_windows(const struct cd_policy *pol, const struct cd_user *u, int64_t at)
+{
+	static const char *const cols[] = { "LINE", "SUBJECT", "CAPABILITIES", "from=", "until=",
+					    "STATE", NULL };
+	char buf[32];
+	size_t n;
+	const struct cd_rule **all = cli_policy_all_rules(pol, &n);
+	if (all == NULL)
+		return cli_out_of_memory("explain", "the lines' windows are not shown");
+	struct cli_table t;
+	cli_table_start(&t, stdout, form, "window", cols);
+	cli_table_title(&t, "The lines naming the user that hold for a time (capdelegate.conf(5), WINDOWS)");
+	for (size_t i = 0; i < n; i++) {
+		const struct cd_rule *r = all[i];
+		if ((!r->has_from && !r->has_until) || !cd_rule_may_match(r, (void *)u))
+			continue;
+		FILE *out = cli_table_row(&t);
+		fprintf(out, "%s:%zu\t", r->file, r->line);	/* r->file is escaped by the core */
+		cli_print_subject(out, r->kind, r->name);
+		fputc('\t', out);
+		cli_print_caps(out, r->caps);
+		fprintf(out, "\t%s", r->has_from ? cd_time_format(r->from, buf, sizeof(buf)) : "-");
+		fprintf(out, "\t%s", r->has_until ? cd_time_format(r->until, buf, sizeof(buf)) : "-");
+		fprintf(out, "\t%s", cli_window_state(r, at));
+		cli_table_end_row(&t);
+	}
+	cli_table_end(&t);
+	free(all);
+	return 0;
+}
+
+/* A user whose own lines have all ended (none in force) is resolved as if they were not in
+ * the file: the user's groups' lines, then "*", decide. Said once per ended line. */
+static void note_own_lines_ended(const struct cd_policy *pol, const struct cd_user *u, int64_t at)
+{
+	if (cd_policy_names_user(pol, u))
+		return;
+	for (size_t i = 0; i < pol->noutside; i++) {
+		const struct cd_rule *r = &pol->outside[i];
+		if (r->kind != CD_SUBJECT_USER || !r->has_until || r->until > at ||
+		    !cd_rule_may_match(r, (void *)u))
+			continue;
+		struct cli_table t;
+		FILE *out = single_start(&t, "note", NULL, NULL);
+		fprintf(out, "%s:%zu: the user's own line ended at ", r->file, r->line);
+		cli_print_when(out, r->until, at);
+		fputs(": the lines of the user's groups and \"*\" decide", out);
+		single_end(&t);
+	}
+}
+
+/* The module's order: the account (canonical name), the policy judged at the moment asked
+ * (its lines' windows), then the groups the policy needs, where any lookup error means
+ * nothing is granted. */
 
 static int cli_explain_user(const char *name, const struct explain_opts *o, char **paths,
 			    int npaths)
@@ -347,6 +416,8 @@ static int cli_explain_user(const char *name, const struct explain_opts *o, char
 		cd_user_free(&u);
 		return CLI_ERROR;	/* memory ran out before the policy was read (said) */
 	}
+	if (st == CD_POLICY_OK)
+		st = cli_policy_at(&pol, o->at, "explain") < 0 ? pol.status : st;
 	if (cd_user_load_groups(&u, &pol) < 0 && groups_failed(&u, &pol) < 0) {
 		cd_policy_free(&pol);
 		cd_user_free(&u);
@@ -357,12 +428,22 @@ static int cli_explain_user(const char *name, const struct explain_opts *o, char
 		cli_out_of_memory("explain", "the grant shown is not login's");
 	static const char *const policy_cols[] = { "POLICY", "STATUS", NULL };
 	static const char *const pi_cols[] = { "pI", "VIA", NULL };
+	static const char *const at_cols[] = { "AT", NULL };
+	char when[32];
 	struct cli_table t;
 	print_user(&u);
 	FILE *out = single_start(&t, "policy", policy_cols, "The policy");
 	cli_text_escape(out, pol.path);
 	fprintf(out, "\t%s", cd_status_str(st));
 	single_end(&t);
+	if (o->at_given || has_windows(&pol)) {	/* else no line depends on the moment */
+		out = single_start(&t, "at", at_cols, "The moment judged (UTC)");
+		fputs(cd_time_format(o->at, when, sizeof(when)), out);
+		single_end(&t);
+	}
+	if (rc == 0)
+		rc = print_windows(&pol, &u, o->at);
+	note_own_lines_ended(&pol, &u, o->at);
 	print_matches(&g);
 	out = single_start(&t, "pI", pi_cols, "The inheritable set login gives the user (pI)");
 	cli_print_caps(out, g.caps);
@@ -391,8 +472,10 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' }, { "confdir", required_argument, NULL, 'd' },
-		{ "userdb", required_argument, NULL, 'u' }, { NULL, 0, NULL, 0 },
+		{ "userdb", required_argument, NULL, 'u' }, { "at", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
 	};
+	const char *at = NULL;
 	int c;
 	/* --userdb may come argc times at most */
 	if ((o->userdb = calloc((size_t)argc + 1, sizeof(*o->userdb))) == NULL)
@@ -402,9 +485,12 @@ static int parse_args(int argc, char **argv, struct explain_opts *o)
 		case 'c': o->config = optarg; break;
 		case 'd': o->confdir = optarg; break;
 		case 'u': o->userdb[o->nuserdb++] = optarg; break;
+		case 't': at = optarg; o->at_given = 1; break;
 		default: cli_bad_option(argv, usage); return -1;
 		}
 	}
+	if (cli_time_arg("explain", at, &o->at) < 0)
+		return -1;	/* said: nothing explained */
 	return optind;
 }
 

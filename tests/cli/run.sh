@@ -48,6 +48,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/userdb-cases.sh"
 # shellcheck source=tests/cli/plausible-cases.sh
 . "$HERE/plausible-cases.sh"
+# shellcheck source=tests/cli/windows-cases.sh
+. "$HERE/windows-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -1226,6 +1228,7 @@ CASES=(
   oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"
   "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${REPORT_CASES[@]}" "${USERDB_CASES[@]}" "${PLAUSIBLE_CASES[@]}"
+  "${WINDOWS_CASES[@]}"
   "${FAULT_CASES[@]}"
 )
 

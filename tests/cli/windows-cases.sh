@@ -1,0 +1,149 @@
+# windows-cases.sh: CLI cases of the lines' windows (capdelegate.conf(5), WINDOWS;
+# capdelegate(8), explain --at, check's and audit's ended lines): every command that resolves a
+# grant judges the windows at one moment, as login does, and no TZ changes a byte of what it
+# prints (sourced by run.sh).
+# shellcheck shell=bash disable=SC2034,SC2016
+
+WINDOWS_CASES=(windows_explain_at_edges windows_explain_now windows_explain_bad_at
+  windows_explain_tz_hostile)
+
+# A UTC time as a policy writes it, OFFSET from the real clock (date -d's words: '-1 minute').
+win_time() { date -u -d "$1" +%Y-%m-%dT%H:%M:%SZ; }
+
+# The policy of the edge cases: bob's own line ends at 12:00:30 on 2030-06-01 (and starts on
+# 2026-01-01), alice's starts in 2035; bob is in netops (make_nss).
+win_policy() {
+  policy "${1:-win}" <<'P'
+bob       cap_syslog      from 2026-01-01T00:00Z until 2030-06-01T12:00:30Z
+@netops   cap_net_admin
+*         cap_net_bind_service
+alice     cap_net_raw     from 2035-01-01T00:00Z
+P
+}
+
+# win_explain USER TIME: explain USER --at TIME under policy $p, no drop-ins, no files ($e).
+win_explain() { cd_nss explain "$1" --config "$p" --confdir "" --at "$2" "$e"; want_rc 0; }
+
+# capdelegate(8), explain --at: the grant at each second around a window's edges, each line's
+# window with its state then, and a user whose own line ended falling to her groups.
+t_windows_explain_at_edges() {
+  need_root; local p e="$CASE_DIR/empty"; p=$(win_policy); mkdir -p "$e"
+  win_explain bob 2030-06-01T12:00:29Z
+  want_line "$OUT" "at\t2030-06-01T12:00:29Z"
+  want_line "$OUT" "pI\tcap_syslog\tuser"
+  want_line "$OUT" "match\t$p:1\tuser\tbob\tcap_syslog"
+  want_line "$OUT" "window\t$p:1\tbob\tcap_syslog\tfrom=2026-01-01T00:00Z\tuntil=2030-06-01T12:00:30Z\tin force"
+  no_match "$OUT" "^note"
+  # until is exclusive: at its second the line has ended, and bob's group decides
+  win_explain bob 2030-06-01T12:00:30Z
+  want_line "$OUT" "pI\tcap_net_admin\tgroup"
+  want_line "$OUT" "match\t$p:2\tgroup\t@netops\tcap_net_admin"
+  no_text "$OUT" "match	$p:1"
+  want_line "$OUT" "window\t$p:1\tbob\tcap_syslog\tfrom=2026-01-01T00:00Z\tuntil=2030-06-01T12:00:30Z\tended"
+  want_line "$OUT" "note\t$p:1: the user's own line ended at 2030-06-01T12:00:30Z (now): the lines of the user's groups and \"*\" decide"
+  win_explain bob 2030-06-01T12:00:31Z
+  want_line "$OUT" "pI\tcap_net_admin\tgroup"
+  want_text "$OUT" "ended at 2030-06-01T12:00:30Z (1s ago)"
+  win_explain bob 2030-06-03T15:00Z
+  want_text "$OUT" "ended at 2030-06-01T12:00:30Z (2d 2h ago)"
+  # from is inclusive: the second before it the line is not yet in force
+  win_explain bob 2025-12-31T23:59:59Z
+  want_line "$OUT" "pI\tcap_net_admin\tgroup"
+  want_text "$OUT" "window	$p:1	bob	cap_syslog	from=2026-01-01T00:00Z	until=2030-06-01T12:00:30Z	not yet"
+  no_match "$OUT" "^note"
+  win_explain bob 2026-01-01T00:00Z
+  want_line "$OUT" "pI\tcap_syslog\tuser"
+  # a user in no group falls to "*" until her own line starts
+  win_explain alice 2034-12-31T23:59:59Z
+  want_line "$OUT" "pI\tcap_net_bind_service\tdefault"
+  want_line "$OUT" "window\t$p:4\talice\tcap_net_raw\tfrom=2035-01-01T00:00Z\tuntil=-\tnot yet"
+  no_text "$OUT" "window	$p:1"
+  win_explain alice 2035-01-01T00:00:00Z
+  want_line "$OUT" "pI\tcap_net_raw\tuser"
+  want_line "$OUT" "window\t$p:4\talice\tcap_net_raw\tfrom=2035-01-01T00:00Z\tuntil=-\tin force"
+  # a group line that ended: its members get "*"
+  p=$(printf '@netops cap_net_admin until 2030-01-01T00:00Z\n* cap_syslog\n' | policy grp)
+  win_explain dave 2029-12-31T23:59:59Z
+  want_line "$OUT" "pI\tcap_net_admin\tgroup"
+  win_explain dave 2030-01-01T00:00Z
+  want_line "$OUT" "pI\tcap_syslog\tdefault"
+  want_line "$OUT" "window\t$p:1\t@netops\tcap_net_admin\tfrom=-\tuntil=2030-01-01T00:00Z\tended"
+}
+
+# capdelegate(8), explain: without --at (or with --at now) the windows are judged by the
+# system clock, as a login now would: a line that ended a minute ago grants nothing.
+t_windows_explain_now() {
+  need_root; local p e="$CASE_DIR/empty" ago later; mkdir -p "$e"
+  ago=$(win_time '-1 minute'); later=$(win_time '+1 hour')
+  p=$(printf 'alice cap_net_raw until %s\nbob cap_syslog until %s\n* cap_net_bind_service from %s\n' \
+      "$ago" "$later" "$later" | policy)
+  local a
+  for a in "" "--at now"; do
+    # shellcheck disable=SC2086
+    cd_nss explain alice --config "$p" --confdir "" $a "$e"; want_rc 0
+    want_line "$OUT" "pI\tnone\tnone"
+    want_text "$OUT" "	until=$(sed 's/:00Z$/Z/' <<<"$ago")	ended"
+    want_text "$OUT" "ended at $(sed 's/:00Z$/Z/' <<<"$ago") (1m ago)"
+    # shellcheck disable=SC2086
+    cd_nss explain bob --config "$p" --confdir "" $a "$e"; want_rc 0
+    want_line "$OUT" "pI\tcap_syslog\tuser"
+  done
+  # the moment shown is the clock's, within the seconds this case took
+  local at now; at=$(grep '^at	' "$OUT" | cut -f2); now=$(date -u +%s)
+  [ $(( now - $(date -u -d "$at" +%s) )) -le 5 ] || fail "at $at is not now"
+}
+
+# A time explain cannot read is refused, with the reason and the form it wants: nothing is
+# explained, exit 2 (a grant at another moment than asked would be a wrong answer).
+t_windows_explain_bad_at() {
+  need_root; local p t; p=$(win_policy)
+  for t in 2030-06-01T12:00 2030-06-01T12:00+01:00 2030-06-01 2030-02-29T00:00Z 1969-12-31T23:59Z \
+           2030-06-01T24:00Z 2030-06-01t12:00z Now ""; do
+    cd_nss explain bob --config "$p" --confdir "" --at "$t" "$CASE_DIR"; want_rc 2
+    want_text "$ERR" "capdelegate: explain: --at '$t': "
+    want_text "$ERR" "(or: now)"
+    [ ! -s "$OUT" ] || fail "--at '$t' explained something"
+  done
+  cd_nss explain bob --config "$p" --confdir "" --at $'2030-06-01T12:00Z\e[2J' "$CASE_DIR"; want_rc 2
+  want_text "$ERR" "--at '2030-06-01T12:00Z\\x1b[2J': "
+}
+
+# The hostile time zones: TZ names a zone 5:45 east, a file that is no zone, a POSIX rule 14
+# hours off, 10,000 bytes. None changes a byte of explain's output (the times are UTC, read and
+# printed by arithmetic).
+WIN_TZS=("Asia/Kathmandu" ":/etc/passwd" "XXX-14" "$(head -c 10000 /dev/zero | tr '\0' A)")
+
+# win_same_under_tz CMD...: the CLI's stdout and stderr, byte for byte the same with TZ unset
+# and under each of WIN_TZS. A run that reads the clock may cross a second: retried once.
+win_same_under_tz() {
+  local z try ok
+  for try in 1 2; do
+    ok=1
+    env -u TZ LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" \
+      NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group" \
+      "$BIN" "$@" >"$CASE_DIR/ref.out" 2>"$CASE_DIR/ref.err" || true
+    for z in "${WIN_TZS[@]}"; do
+      env TZ="$z" LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" \
+        NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group" \
+        "$BIN" "$@" >"$CASE_DIR/tz.out" 2>"$CASE_DIR/tz.err" || true
+      if ! cmp -s "$CASE_DIR/ref.out" "$CASE_DIR/tz.out" || ! cmp -s "$CASE_DIR/ref.err" "$CASE_DIR/tz.err"; then
+        ok=0; [ "$try" -eq 2 ] && { diff "$CASE_DIR/ref.out" "$CASE_DIR/tz.out" >&2 || true
+          diff "$CASE_DIR/ref.err" "$CASE_DIR/tz.err" >&2 || true; fail "TZ='${z:0:40}' changes: $*"; }
+        break
+      fi
+    done
+    [ "$ok" -eq 1 ] && return 0
+  done
+}
+
+t_windows_explain_tz_hostile() {
+  need_root; local p e="$CASE_DIR/empty"; p=$(win_policy); mkdir -p "$e"
+  local at
+  for at in 2030-06-01T12:00:29Z 2030-06-01T12:00:30Z 2025-12-31T23:59:59Z now; do
+    win_same_under_tz explain bob --config "$p" --confdir "" --at "$at" "$e"
+  done
+  win_same_under_tz explain alice --config "$p" --confdir "" "$e"
+  # and what it printed is UTC: the edge is where the policy wrote it
+  TZ=Asia/Kathmandu cd_nss explain bob --config "$p" --confdir "" --at 2030-06-01T12:00:30Z "$e"
+  want_line "$OUT" "pI\tcap_net_admin\tgroup"
+}

@@ -31,6 +31,7 @@ static const char usage[] =
 	"  marks check [--marks FILE] [--json]            declared file marks against the files\n"
 	"  marks apply [--marks FILE] [--dry-run] [--quiet]\n"
 	"                                                 set the declared marks, log each change\n"
+	"  marks audit-rules [--marks FILE] [--arch LIST] audit rules recording runs of marked files\n"
 	"  report  [--json|--tsv] FILE...                 a fleet's audit --json files in one view\n"
 	"  decode  HEX                                    decode a raw security.capability value\n"
 	"  import-pam-cap [FILE]                          translate pam_cap's capability.conf\n"

@@ -57,4 +57,7 @@ enum cd_status cli_load_marks(struct cd_marks *m, const char *path);
 
 const char *cli_mark_level_str(enum cli_mark_level level);
 
+/* `marks audit-rules` (cli_marks_audit.c); argv[0] is "audit-rules". */
+int cli_marks_audit_rules(int argc, char **argv);
+
 #endif

@@ -19,6 +19,7 @@
 static const char usage[] =
 	"usage: capdelegate marks check [--marks FILE] [--json|--tsv]\n"
 	"       capdelegate marks apply [--marks FILE] [--dry-run] [--quiet]\n"
+	"       capdelegate marks audit-rules [--marks FILE] [--arch LIST]\n"
 	"\n"
 	"check: each file the marks file (default " CD_DEFAULT_MARKS ") declares, as it is on\n"
 	"disk. Exit 0: every file matches. 1: drift or warnings (a file missing, no or other\n"
@@ -29,6 +30,7 @@ static const char usage[] =
 	"(authpriv.notice). Missing files are skipped. Exit 0: every present file matches now.\n"
 	"2: some file could not be fixed, or the marks file is rejected. With --dry-run nothing is\n"
 	"changed and the exit status is 0 (nothing to do), 1 (changes due) or 2 (errors).\n"
+	"audit-rules: the audit rules recording each run of a declared file (see its --help).\n"
 	"\n"
 	"  --marks FILE   the marks file\n"
 	"  --json         check: one JSON document (schema in capdelegate(8))\n"
@@ -352,6 +354,8 @@ static int marks_apply(int argc, char **argv)
 
 int cli_marks_main(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[1], "audit-rules") == 0)	/* its own --help */
+		return cli_marks_audit_rules(argc - 1, argv + 1);
 	if (cli_wants_help(argc, argv, usage))
 		return CLI_OK;
 	if (argc >= 2 && strcmp(argv[1], "check") == 0)

@@ -14,6 +14,7 @@ MARKS_CASES=(
   marks_alias_directory_link marks_alias_hard_link marks_apply_write_fails marks_file_unjudged
   marks_stray_operand marks_apply_stops_out_of_memory marks_empty_value marks_alias_two_filesystems
   marks_readme_agrees_with_example
+  marks_audit_rules_per_file marks_audit_rules_nothing_declared marks_audit_rules_sync
 )
 
 # marks FILE-NAME < text: a root-owned 0644 marks file; prints its path.
@@ -664,4 +665,85 @@ t_marks_alias_two_filesystems() {
   CD_FAULT_ASPRINTF="lines %zu and %zu name one file, '%s' and '%s' (%s): declare it once" cd_fault marks check --marks "$m"
   [ -e "$FIRED" ] || fail "no fault"; want_rc 2
   want_line "$ERR" "capdelegate: error: $m: out of memory: no file changed"; [ ! -s "$OUT" ] || fail "a report"
+}
+
+# capdelegate(8) "marks audit-rules": one rule per declared file and ABI, key capdelegate; a file
+# whose path auditctl would split or misread, or whose directory is missing (the kernel refuses
+# such a rule, and auditctl then stops loading every rules file after it), gets a comment and a
+# warning instead, exit 1.
+t_marks_audit_rules_per_file() {
+  need_root; local t="$CASE_DIR/m" m r
+  capfile "$t/ok" cap_net_raw=i; mkdir -p "$t/sub"
+  m=$(printf '%s\n' "# declared" "$t/ok cap_net_raw=i nosuid" "$t/sub/later cap_net_raw,cap_net_admin=ei" \
+    "$t/gone/x cap_net_raw=i" "$t/a\\040b cap_net_raw=i" "$t/a!=b cap_net_raw=i" | marks_file)
+  cd_run marks audit-rules --marks "$m" --arch b64,b32; want_rc 1
+  r="-a always,exit -F arch=b64 -S execve -S execveat -F path=$t/ok -F key=capdelegate"
+  want_line "$OUT" "$r"; want_line "$OUT" "${r/b64/b32}"; want_line "$OUT" "# $t/ok (line 2)"
+  # a file not installed yet, in an existing directory: the rule waits for it
+  want_line "$OUT" "-a always,exit -F arch=b64 -S execve -S execveat -F path=$t/sub/later -F key=capdelegate"
+  want_line "$OUT" "# $t/gone/x (line 4): no rule: its directory does not exist or is refused"
+  want_line "$OUT" "# $t/a\\\\040b (line 5): no rule: its path cannot be written in an audit rule"
+  want_line "$OUT" "# $t/a!=b (line 6): no rule: its path cannot be written in an audit rule"
+  [ "$(grep -c '^-a ' "$OUT")" = 4 ] || fail "want 4 rules"
+  [ "$(grep -vc '^#' "$OUT")" = 4 ] || fail "a line that is neither rule nor comment"
+  want_line "$ERR" "capdelegate: warning: $t/gone/x: its directory does not exist or is refused: its runs are not recorded"
+  want_line "$ERR" "capdelegate: warning: $t/a!=b: its path cannot be written in an audit rule: its runs are not recorded"
+  cd_run marks audit-rules --marks "$m" --arch b64; want_rc 1
+  [ "$(grep -c '^-a ' "$OUT")" = 2 ] && ! grep -q arch=b32 "$OUT" || fail "--arch b64"
+  cd_run marks audit-rules --marks "$m" --arch b32; want_rc 1
+  [ "$(grep -c '^-a .*arch=b32 ' "$OUT")" = 2 ] && ! grep -q arch=b64 "$OUT" || fail "--arch b32"
+  # the default: the running kernel's ABIs (x86_64 runs 32-bit programs too)
+  cd_run marks audit-rules --marks "$m"; want_rc 1
+  if [ "$(uname -m)" = x86_64 ]; then want_line "$OUT" "$r"; want_line "$OUT" "${r/b64/b32}"; fi
+  # every file with a rule: exit 0
+  m=$(printf '%s\n' "$t/ok cap_net_raw=i" | marks_file ok)
+  cd_run marks audit-rules --marks "$m" --arch b64; want_rc 0; [ ! -s "$ERR" ] || fail "stderr"
+  cd_run marks audit-rules --marks "$m" --arch b16; want_rc 2; want_text "$ERR" "usage: capdelegate marks audit-rules"
+  [ ! -s "$OUT" ] || fail "rules printed"
+  cd_run marks audit-rules --marks "$m" "$t/ok"; want_rc 2; [ ! -s "$OUT" ] || fail "rules printed"
+  cd_run marks audit-rules --help; want_rc 0; want_text "$OUT" "key capdelegate"
+}
+
+# Nothing declared, no rule: a marks file of comments prints the header only (exit 0); a rejected
+# or missing one named by --marks prints nothing (exit 2), so that the previous rules are kept.
+t_marks_audit_rules_nothing_declared() {
+  need_root; local t="$CASE_DIR/m" m
+  capfile "$t/ok" cap_net_raw=i
+  m=$(printf '%s\n' "# nothing" "" | marks_file)
+  cd_run marks audit-rules --marks "$m"; want_rc 0
+  ! grep -qv '^#' "$OUT" || fail "a rule without a file"
+  m=$(printf '%s\n' "$t/ok cap_net_raw=i" "$t/ok cap_net_raw=ep" | marks_file bad)
+  cd_run marks audit-rules --marks "$m"; want_rc 2; [ ! -s "$OUT" ] || fail "rules from a rejected file"
+  want_text "$ERR" "marks file rejected"
+  cd_run marks audit-rules --marks "$CASE_DIR/none.conf"; want_rc 2; [ ! -s "$OUT" ] || fail "rules printed"
+  want_line "$ERR" "capdelegate: error: $CASE_DIR/none.conf: no marks declared"
+}
+
+# debian/capdelegate-audit-rules, as the package's postinst, trigger and APT hook run it: the
+# rules file written whole (mode 0640), rewritten only when it changes, kept when the marks file
+# is rejected, removed when nothing is declared and with --remove; never a failure, and nothing
+# without a rules directory (auditd not installed). --no-load: this machine's audit rules are not
+# the test's to change.
+t_marks_audit_rules_sync() {
+  need_root; local t="$CASE_DIR/m" d="$CASE_DIR/rules.d" m ino
+  local sync="$ROOT/debian/capdelegate-audit-rules"
+  capfile "$t/ok" cap_net_raw=i
+  m=$(printf '%s\n' "$t/ok cap_net_raw=i" | marks_file)
+  ars() { RC=0; CAPDELEGATE_AUDIT_RULES_DIR=$d CAPDELEGATE_CLI=$BIN "$sync" --no-load "$@" >"$OUT" 2>"$ERR" || RC=$?; }
+  ars --marks "$m"; want_rc 0; [ ! -e "$d" ] || fail "a rules directory made"
+  mkdir "$d"; ars --marks "$m"; want_rc 0
+  want_line "$d/capdelegate.rules" "-a always,exit -F arch=b64 -S execve -S execveat -F path=$t/ok -F key=capdelegate"
+  [ "$(stat -c %a "$d/capdelegate.rules")" = 640 ] || fail "mode $(stat -c %a "$d/capdelegate.rules")"
+  ino=$(stat -c %i "$d/capdelegate.rules")
+  ars --marks "$m"; want_rc 0
+  [ "$(stat -c %i "$d/capdelegate.rules")" = "$ino" ] || fail "rewritten without a change"
+  printf '%s\n' "$t/ok cap_net_raw=i" "$t/ok cap_net_raw=ep" >"$m"
+  ars --marks "$m"; want_rc 0; want_text "$ERR" "left as it was"
+  want_text "$d/capdelegate.rules" "path=$t/ok "
+  printf '# nothing\n' >"$m"
+  ars --marks "$m"; want_rc 0; [ ! -e "$d/capdelegate.rules" ] || fail "a rule left without a file"
+  printf '%s\n' "$t/ok cap_net_raw=i" >"$m"; ars --marks "$m"; [ -e "$d/capdelegate.rules" ] || fail "not written"
+  ars --remove; want_rc 0; [ ! -e "$d/capdelegate.rules" ] || fail "--remove left it"
+  [ -z "$(ls -A "$d")" ] || fail "left in $d: $(ls -A "$d")"
+  ars --bogus; want_rc 2
 }

@@ -752,6 +752,16 @@ static void text_caps(FILE *o, const struct str *caps)
 	}
 }
 
+/* A subject as the policy spells it (alice, @linux\040admins, *), as check and explain print
+ * it: a bare blank in a name would read as two words and split the aligned table's column. */
+static void text_subject(FILE *o, const char *subject)
+{
+	if (strcmp(subject, "*") == 0)
+		fputc('*', o);
+	else
+		cli_print_name(o, subject);
+}
+
 static void text_hosts(const struct report *r, enum cli_form form)
 {
 	static const char *const header[] = { "HOST", "FILE", "NAMED BY", "MACHINE-ID", NULL };
@@ -785,7 +795,7 @@ static void text_grants(const struct report *r, enum cli_form form, const size_t
 			fputc('\t', o);
 			cli_text_escape(o, r->strs[s->kind].p);
 			fputc('\t', o);
-			cli_text_escape(o, r->strs[s->name].p);
+			text_subject(o, r->strs[s->name].p);
 			fputc('\t', o);
 			cli_text_escape(o, shown(&r->hosts[g->hosts[k]]));
 			cli_table_end_row(&t);
@@ -867,7 +877,7 @@ static int text_differences(struct report *r, enum cli_form form, const size_t *
 		FILE *o = cli_table_row(&t);
 		cli_text_escape(o, r->strs[s->kind].p);
 		fputc('\t', o);
-		cli_text_escape(o, r->strs[s->name].p);
+		text_subject(o, r->strs[s->name].p);
 		for (size_t h = 0, c = 0; h < r->nhosts; h++) {
 			fputc('\t', o);
 			if (c < s->n && s->cells[c].host == h)

@@ -42,6 +42,15 @@ policy() {
   echo "$p"
 }
 
+# linux_admins: $NSSDIR's passwd and group as winbind names them: CORP\winuser in the group
+# "linux admins"; prints the path of a policy granting @linux\040admins cap_net_raw.
+linux_admins() {
+  mkdir -p "$NSSDIR"
+  printf 'root:x:0:0::/root:/bin/sh\nCORP\\winuser:x:1008:1008::/:/bin/sh\n' >"$NSSDIR/passwd"
+  printf 'root:x:0:\nlinux admins:x:2003:CORP\\winuser\n' >"$NSSDIR/group"
+  printf '@linux\\040admins cap_net_raw\n' | policy
+}
+
 # The fixture tree: one file per kind, all created fresh for the case. Prints its path.
 capfile() { # capfile PATH SETCAP-TEXT
   mkdir -p "$(dirname "$1")"

@@ -132,4 +132,25 @@ t_output_manpage_forms() {
   want_line "$OUT" "$(grep -o '^exec^I.*\$$' "$MAN" | sed 's/\^I/\\t/g; s/\$$//; s/\\-/-/g' | sed "s|/usr/bin/ping|$t/ping|")"
 }
 
-OUTPUT_CASES=(output_table_check output_table_explain output_table_audit_escaped output_manpage_forms)
+OUTPUT_CASES=(output_table_check output_table_explain output_table_audit_escaped output_manpage_forms
+  output_table_explain_group_with_blank)
+
+# A group name with a blank ("linux admins", as winbind returns it) in explain's tables and in
+# its outage message on a terminal: always linux\040admins, the policy's form, never a bare
+# blank that would read as two words and split a column.
+t_output_table_explain_group_with_blank() {
+  need_root; local p NSSDIR="$CASE_DIR/nss"
+  p=$(linux_admins)
+  cd_tty explain 'CORP\winuser' --config "$p" "$CASE_DIR/nss"; want_rc 0
+  tables_aligned "$OUT" >"$CASE_DIR/headers" || fail "explain's tables are not aligned"
+  for h in USER LINE; do grep -q "^$h " "$CASE_DIR/headers" || fail "no $h table"; done
+  grep -q '^CORP\\winuser  .*  linux\\040admins$' "$OUT" || fail "the user's row does not name linux\\040admins"
+  grep -q "^$p:1  .*@linux\\\\040admins  " "$OUT" || fail "the matched line's row does not name @linux\\040admins"
+  no_text "$OUT" "linux admins"
+  # the group's directory is down: the outage message (on the same terminal) names the group
+  # in the same form
+  CD_FAULT_GROUPS='linux admins:2003' cd_tty explain 'CORP\winuser' --config "$p" "$CASE_DIR/nss"; want_rc 2
+  want_text "$OUT" 'capdelegate: explain: CORP\winuser: cannot tell whether the user is in group linux\040admins: a group backend fails'
+  want_text "$OUT" ': login grants nothing'
+  no_text "$OUT" "linux admins"
+}

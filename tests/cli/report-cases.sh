@@ -12,7 +12,7 @@ REPORT_CASES=(
   report_duplicate_keys report_host_hex_contradicts_host report_clones_told_apart
   report_one_machine_twice report_one_name_without_machine_id fault_alloc_report_identity
   valgrind_report_identity report_many_subjects report_subject_on_two_lines report_stdin_closed
-  report_duplicate_key_surrogate
+  report_duplicate_key_surrogate report_group_name_with_blank
 )
 
 # host_audit NAME POLICY ARGS...: audit --json as host NAME, whose /etc/machine-id holds
@@ -86,6 +86,40 @@ g = json.load(open(sys.argv[1]))["grants"]
 got = sorted((x["capability"], x["kind"], x["subject"], tuple(h["host"] for h in x["hosts"])) for x in g)
 want = [("cap_net_raw", k, "alice", ("web1", "web2")) for k in ("group", "user")]
 assert got == want, got
+PY
+}
+
+# A group name with a blank (winbind's "linux admins") is printed in the policy's own form,
+# @linux\040admins, in both tables and both forms, as check and explain print it: a bare blank
+# would read as two words and split the aligned table's SUBJECT column. --json keeps the name
+# as audit wrote it (NSS's bytes).
+t_report_group_name_with_blank() {
+  need_unshare; local p1 p2 NSSDIR="$CASE_DIR/nss" f
+  mkdir -p "$CASE_DIR/empty" "$NSSDIR"
+  printf 'root:x:0:0::/root:/bin/sh\n' >"$NSSDIR/passwd"
+  printf 'root:x:0:\nlinux admins:x:2003:\n' >"$NSSDIR/group"
+  p1=$(printf '@linux\\040admins cap_net_raw\n' | policy web1)
+  p2=$(printf '@linux\\040admins cap_net_raw, cap_sys_time\n' | policy web2)
+  host_audit web1 "$p1" "$CASE_DIR/empty" >/dev/null; host_audit web2 "$p2" "$CASE_DIR/empty" >/dev/null
+  f=("$CASE_DIR/web1.json" "$CASE_DIR/web2.json")
+  grep -qF '"@linux admins"' "${f[0]}" || fail "audit --json does not name @linux admins: $(cat "${f[0]}")"
+  cd_run report "${f[@]}"; want_rc 1
+  want_line "$OUT" 'grant\tcap_net_raw\tgroup\t@linux\\040admins\tweb1'
+  want_line "$OUT" 'grant\tcap_sys_time\tgroup\t@linux\\040admins\tweb2'
+  want_line "$OUT" 'differs\tgroup\t@linux\\040admins\tweb1=cap_net_raw\tweb2=cap_net_raw,cap_sys_time'
+  no_text "$OUT" "linux admins"
+  cd_tty report "${f[@]}"; want_rc 1
+  tables_aligned "$OUT" >"$CASE_DIR/headers" || fail "report's tables are not aligned"
+  grep -q '^CAPABILITY ' "$CASE_DIR/headers" || fail "no grants table: $(cat "$CASE_DIR/headers")"
+  grep -q '^KIND ' "$CASE_DIR/headers" || fail "no differences table: $(cat "$CASE_DIR/headers")"
+  [ "$(grep -c '@linux\\040admins  ' "$OUT")" = 4 ] || fail "want @linux\\040admins in 4 rows, as a cell of its own"
+  no_text "$OUT" "linux admins"
+  cd_run report --json "${f[@]}"; want_rc 1
+  python3 - "$OUT" <<'PY' || fail "report --json's subjects: $(cat "$OUT")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert {x["subject"] for x in d["grants"]} == {"@linux admins"}, d["grants"]
+assert [x["subject"] for x in d["differs"]] == ["@linux admins"], d["differs"]
 PY
 }
 

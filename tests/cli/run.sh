@@ -1046,10 +1046,7 @@ t_audit_sticky_dir_not_a_finding() {
 # Names as winbind and SSSD return them, printed in the policy's own form.
 t_explain_directory_names() {
   need_root; local p NSSDIR="$CASE_DIR/nss"
-  mkdir -p "$NSSDIR"
-  printf 'root:x:0:0::/root:/bin/sh\nCORP\\winuser:x:1008:1008::/:/bin/sh\n' >"$NSSDIR/passwd"
-  printf 'root:x:0:\nlinux admins:x:2003:CORP\\winuser\n' >"$NSSDIR/group"
-  p=$(printf '@linux\\040admins cap_net_raw\n' | policy)
+  p=$(linux_admins)
   cd_nss explain 'CORP\winuser' --config "$p" "$CASE_DIR/nss"; want_rc 0
   want_line "$OUT" 'user\tCORP\\winuser\t1008\tlinux\\040admins'
   want_line "$OUT" "match\t$p:1\tgroup\t@linux\\\\040admins\tcap_net_raw"

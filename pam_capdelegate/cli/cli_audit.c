@@ -219,6 +219,25 @@ static void add_nss_finding(void *arg, const char *id, const struct cd_rule *r, 
 		name_line_file(nf->a, r);
 }
 
+/* Policy lines whose window has ended (capdelegate.conf(5), WINDOWS): login no longer reads
+ * them, and audit counts them nowhere else; a session they gave keeps its grant. */
+static int ended_findings(struct cli_audit *a)
+{
+	char when[CLI_WHEN_SIZE];
+	for (size_t i = 0; i < a->pol.noutside; i++) {
+		const struct cd_rule *r = &a->pol.outside[i];
+		if (!r->has_until || r->until > a->at)
+			continue;	/* not yet started: it changes nothing now */
+		if (add_finding(a, "ended-line", NULL, r->line, r->caps, "policy line ended at %s: "
+				"login no longer grants it; sessions opened before keep it "
+				"(audit --processes); remove the line",
+				cli_when(r->until, a->at, when, sizeof(when))) < 0)
+			return -1;
+		name_line_file(a, r);
+	}
+	return 0;
+}
+
 /* Policy lines whose capabilities no scanned file consumes: pI reaches pP' only through fI
  * (ambient aside), so such a grant does nothing for the files found. */
 static int policy_findings(struct cli_audit *a)
@@ -240,7 +259,7 @@ static int policy_findings(struct cli_audit *a)
 	struct nss_findings nf = { a, 0 };
 	if (cli_nss_hazards(&a->pol, add_nss_finding, &nf) < 0 || nf.failed)
 		return -1;
-	return 0;
+	return ended_findings(a);
 }
 
 /* Each declared mark whose file is not as declared: a mark-STATE finding (capdelegate(8)). */
@@ -452,7 +471,12 @@ static void print_summary(FILE *stream, enum cli_form form, const struct cli_aud
 	FILE *out = cli_table_row(&t);
 	cli_text_escape(out, a->pol.path);
 	fprintf(out, "\t%s\t", cd_status_str(a->pol.status));
-	cli_print_count(out, a->pol.nrules, "rule", "rules");
+	cli_print_count(out, a->pol.nrules + a->pol.noutside, "rule", "rules");
+	size_t ended = 0;
+	for (size_t i = 0; i < a->pol.noutside; i++)
+		ended += a->pol.outside[i].has_until && a->pol.outside[i].until <= a->at;
+	if (a->pol.noutside > 0)	/* the lines login does not read now */
+		fprintf(out, "\t%zu ended\t%zu not yet", ended, a->pol.noutside - ended);
 	cli_table_end_row(&t);
 	cli_table_end(&t);
 	cli_table_start(&t, stream, form, "# scanned", NULL);
@@ -572,8 +596,10 @@ int cli_audit_main(int argc, char **argv)
 		free(a.userdb_dirs);
 		return CLI_ERROR;
 	}
-	/* A rejected policy grants nothing at login: audit on with no rules, and say so. */
-	enum cd_status st = cli_load_policy(&a.pol, a.config, a.confdir);
+	/* A rejected policy grants nothing at login: audit on with no rules, and say so. Every
+	 * grant below is login's now: the lines' windows judged by the clock (a clock that
+	 * cannot be read rejects the policy, as at login). */
+	enum cd_status st = cli_load_policy_now(&a.pol, a.config, a.confdir, "audit", &a.at);
 	if (a.pol.path == NULL)
 		return CLI_ERROR;	/* memory ran out before the policy was read (said) */
 	/* No marks file declares nothing; one named by --marks must be there. */

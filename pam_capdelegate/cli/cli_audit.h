@@ -34,7 +34,8 @@ struct cli_audit {
 	int nroots;
 	const char *config;
 	const char *confdir;	/* drop-ins: NULL for the default, "" for none */
-	struct cd_policy pol;
+	struct cd_policy pol;	/* judged at @at: pol.rules holds the lines in force */
+	int64_t at;		/* now, as login would judge the lines' windows */
 	struct cli_scan scan;
 	cd_capmask bound;
 	struct cli_subject *subjects;

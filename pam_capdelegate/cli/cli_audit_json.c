@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -36,23 +37,44 @@ static void json_subject(FILE *out, enum cd_subject_kind kind, const char *name)
 	cli_json_subject(out, kind, name);
 }
 
+/* "key":"2026-12-14T18:00Z", or null. */
+static void json_time(FILE *out, const char *key, int has, int64_t t)
+{
+	char buf[32];
+	if (has)
+		fprintf(out, ",\"%s\":\"%s\"", key, cd_time_format(t, buf, sizeof(buf)));
+	else
+		fprintf(out, ",\"%s\":null", key);
+}
+
+/* Every line read, in force or not, in the order read: each with its window and whether login
+ * reads it at policy.at (a reader that counts grants counts only those, as report does). */
 static void json_policy(FILE *out, const struct cli_audit *a)
 {
+	size_t n;
+	const struct cd_rule **all = cli_policy_all_rules(&a->pol, &n);
+	if (all == NULL)
+		cli_print_cut_short();	/* never a document without some of its lines */
 	fputs("\"policy\":{", out);
 	json_name(out, "path", a->pol.path);
 	/* One token per status ("syntax_error") so it reads as an enum. */
-	fprintf(out, ",\"status\":\"%s\",\"rules\":[", cd_status_token(a->pol.status));
-	for (size_t i = 0; i < a->pol.nrules; i++) {
-		const struct cd_rule *r = &a->pol.rules[i];
+	fprintf(out, ",\"status\":\"%s\"", cd_status_token(a->pol.status));
+	json_time(out, "at", a->pol.at_set, a->pol.at);
+	fputs(",\"rules\":[", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct cd_rule *r = all[i];
 		fprintf(out, "%s{", i ? "," : "");
 		json_name(out, "file", cli_audit_rule_file(&a->pol, r));
 		fprintf(out, ",\"line\":%zu,", r->line);
 		json_subject(out, r->kind, r->name);
 		fputs(",\"caps\":", out);
 		cli_json_caps(out, r->caps);
-		fputc('}', out);
+		json_time(out, "from", r->has_from, r->from);
+		json_time(out, "until", r->has_until, r->until);
+		fprintf(out, ",\"in_force\":%s}", cd_rule_in_force(r, a->at) ? "true" : "false");
 	}
 	fputs("]}", out);
+	free(all);
 }
 
 static void json_scan(FILE *out, const struct cli_audit *a)

@@ -58,19 +58,23 @@ int cli_policy_at(struct cd_policy *pol, int64_t at, const char *cmd)
 				 "rejected (nothing granted)");
 }
 
-enum cd_status cli_load_policy_now(struct cd_policy *pol, const char *path, const char *confdir,
-				   const char *cmd)
+void cli_policy_now(struct cd_policy *pol, const char *cmd, int64_t *at)
 {
-	int64_t now;
-	cli_load_policy(pol, path, confdir);
 	if (pol->status != CD_POLICY_OK)
-		return pol->status;
-	if (cli_time_arg(cmd, NULL, &now) < 0) {
-		pol->status = CD_POLICY_SYSERR;
-		pol->nrules = 0;
-	} else {
-		cli_policy_at(pol, now, cmd);
+		return;
+	if (cli_time_arg(cmd, NULL, at) == 0) {
+		cli_policy_at(pol, *at, cmd);
+		return;
 	}
+	pol->status = CD_POLICY_SYSERR;	/* as at login: no clock, nothing granted */
+	pol->nrules = 0;
+}
+
+enum cd_status cli_load_policy_now(struct cd_policy *pol, const char *path, const char *confdir,
+				   const char *cmd, int64_t *at)
+{
+	cli_load_policy(pol, path, confdir);
+	cli_policy_now(pol, cmd, at);
 	return pol->status;
 }
 
@@ -115,31 +119,40 @@ const char *cli_window_state(const struct cd_rule *r, int64_t at)
 	return "in force";
 }
 
-void cli_print_span(FILE *out, int64_t secs)
+const char *cli_span(int64_t secs, char *buf, size_t size)
 {
-	int64_t d = secs / 86400, h = secs / 3600 % 24, m = secs / 60 % 60;
-	if (d > 0)
-		fprintf(out, h ? "%lldd %lldh" : "%lldd", (long long)d, (long long)h);
+	long long d = secs / 86400, h = secs / 3600 % 24, m = secs / 60 % 60;
+	if (d > 0 && h > 0)
+		snprintf(buf, size, "%lldd %lldh", d, h);
+	else if (d > 0)
+		snprintf(buf, size, "%lldd", d);
+	else if (h > 0 && m > 0)
+		snprintf(buf, size, "%lldh %lldm", h, m);
 	else if (h > 0)
-		fprintf(out, m ? "%lldh %lldm" : "%lldh", (long long)h, (long long)m);
+		snprintf(buf, size, "%lldh", h);
 	else if (m > 0)
-		fprintf(out, "%lldm", (long long)m);
+		snprintf(buf, size, "%lldm", m);
 	else
-		fprintf(out, "%llds", (long long)secs);
+		snprintf(buf, size, "%llds", (long long)secs);
+	return buf;
+}
+
+const char *cli_when(int64_t t, int64_t at, char *buf, size_t size)
+{
+	char time[32], span[48];
+	cd_time_format(t, time, sizeof(time));
+	if (t == at)
+		snprintf(buf, size, "%s (now)", time);
+	else
+		snprintf(buf, size, t > at ? "%s (in %s)" : "%s (%s ago)", time,
+			 cli_span(t > at ? t - at : at - t, span, sizeof(span)));
+	return buf;
 }
 
 void cli_print_when(FILE *out, int64_t t, int64_t at)
 {
-	char buf[32];
-	fprintf(out, "%s (", cd_time_format(t, buf, sizeof(buf)));
-	if (t == at) {
-		fputs("now)", out);
-		return;
-	}
-	if (t > at)
-		fputs("in ", out);
-	cli_print_span(out, t > at ? t - at : at - t);
-	fputs(t > at ? ")" : " ago)", out);
+	char buf[CLI_WHEN_SIZE];
+	fputs(cli_when(t, at, buf, sizeof(buf)), out);
 }
 
 int cli_grant_of(const struct cd_policy *pol, const char *name, cd_capmask *grant)

@@ -30,19 +30,26 @@ int cli_time_arg(const char *cmd, const char *text, int64_t *at);
  * login's at that moment. When memory runs out the policy is rejected (status SYSERR, no
  * rules: nothing granted) and said: -1. */
 int cli_policy_at(struct cd_policy *pol, int64_t at, const char *cmd);
-/* Load as cli_load_policy, then judge the windows at the system clock's now: what login gives
- * now. The policy is rejected (nothing granted, said) when the clock cannot be read. */
+/* Judge a policy read (status OK; any other is left as it is) at the system clock's now, into
+ * *@at: what login gives now. The policy is rejected (nothing granted, said) when the clock
+ * cannot be read. */
+void cli_policy_now(struct cd_policy *pol, const char *cmd, int64_t *at);
+/* cli_load_policy, then cli_policy_now. */
 enum cd_status cli_load_policy_now(struct cd_policy *pol, const char *path, const char *confdir,
-				   const char *cmd);
+				   const char *cmd, int64_t *at);
 /* Every line of @pol, in force or not (pol->rules, then the lines cli_policy_at moved out),
  * in the order read: for the commands that list lines. Malloc'ed array of pointers into @pol
  * (*n set); NULL when memory ran out. */
 const struct cd_rule **cli_policy_all_rules(const struct cd_policy *pol, size_t *n);
 /* A line's window at @at: "in force", "ended" or "not yet". */
 const char *cli_window_state(const struct cd_rule *r, int64_t at);
-/* A span of @secs seconds, >= 0, as people read it: "45s", "36m", "5h 12m", "3d 4h". */
-void cli_print_span(FILE *out, int64_t secs);
-/* "TIME (SPAN ago)", "TIME (in SPAN)" or "TIME (now)": @t seen from @at. */
+/* A span of @secs seconds, >= 0, as people read it: "45s", "36m", "5h 12m", "3d 4h", in @buf
+ * (48 bytes hold any). */
+const char *cli_span(int64_t secs, char *buf, size_t size);
+/* "TIME (SPAN ago)", "TIME (in SPAN)" or "TIME (now)": @t seen from @at, in @buf
+ * (CLI_WHEN_SIZE bytes hold any), or printed. */
+#define CLI_WHEN_SIZE 96
+const char *cli_when(int64_t t, int64_t at, char *buf, size_t size);
 void cli_print_when(FILE *out, int64_t t, int64_t at);
 
 /* What a process with inheritable set @pi gains by executing a file with @f, per

@@ -5,7 +5,7 @@
 # shellcheck shell=bash disable=SC2034,SC2016
 
 WINDOWS_CASES=(windows_explain_at_edges windows_explain_now windows_explain_bad_at
-  windows_explain_tz_hostile)
+  windows_explain_tz_hostile windows_audit_ended_line windows_audit_tz_hostile)
 
 # A UTC time as a policy writes it, OFFSET from the real clock (date -d's words: '-1 minute').
 win_time() { date -u -d "$1" +%Y-%m-%dT%H:%M:%SZ; }
@@ -146,4 +146,62 @@ t_windows_explain_tz_hostile() {
   # and what it printed is UTC: the edge is where the policy wrote it
   TZ=Asia/Kathmandu cd_nss explain bob --config "$p" --confdir "" --at 2030-06-01T12:00:30Z "$e"
   want_line "$OUT" "pI\tcap_net_admin\tgroup"
+}
+
+# The audit policy: alice's line ended a minute ago, bob's holds until 2099, carol's starts in
+# 2099, the "*" line ended in 2001 ($WIN_AGO: alice's end, set by the caller). Prints its path.
+win_audit_policy() {
+  printf 'alice cap_net_raw until %s\nbob cap_syslog until 2099-01-01T00:00Z\ncarol cap_net_admin from 2099-01-01T00:00Z\n* cap_net_bind_service until 2001-01-01T00:00Z\n' \
+    "$WIN_AGO" | policy audit
+}
+
+# capdelegate(8), FINDINGS: an ended line is an ended-line finding (exit 1), named by its file
+# and line with when it ended; it grants nothing anywhere else in the audit (matrix, fI
+# findings, unused grants, user records), nor does a line not yet started, which is no finding.
+t_windows_audit_ended_line() {
+  need_root; local p t="$CASE_DIR/tree" d="$CASE_DIR/db"
+  WIN_AGO=$(win_time '-1 minute'); p=$(win_audit_policy)
+  capfile "$t/ping_i" cap_net_raw=i; capfile "$t/admin_i" cap_net_admin=i; capfile "$t/log_i" cap_syslog=i
+  mkdir -p "$d"; printf '{"userName":"alice","capabilityBoundingSet":["cap_chown"]}' >"$d/alice.user"
+  cd_nss audit --config "$p" --confdir '' --userdb "$d" "$t"; want_rc 1
+  want_line "$OUT" "# policy\t$p\tok\t4 rules\t2 ended\t1 not yet"
+  want_line "$OUT" "finding\tended-line\t$p:1\tcap_net_raw\tpolicy line ended at $(sed 's/:00Z$/Z/' <<<"$WIN_AGO") (1m ago): login no longer grants it; sessions opened before keep it (audit --processes); remove the line"
+  want_text "$OUT" "finding	ended-line	$p:4	cap_net_bind_service	policy line ended at 2001-01-01T00:00Z ("
+  [ "$(count_lines "$OUT" '^finding	ended-line')" -eq 2 ] || fail "want 2 ended-line findings"
+  # nobody gains what an ended line or a line not yet started gives
+  want_line "$OUT" "gain\tbob\t$t/log_i\tcap_syslog\tnone"
+  no_text "$OUT" "gain	alice"; no_text "$OUT" "gain	carol"; no_text "$OUT" "gain	*"
+  want_text "$OUT" "finding	undelegated-inheritable	$t/ping_i	cap_net_raw	"
+  want_text "$OUT" "finding	undelegated-inheritable	$t/admin_i	cap_net_admin	"
+  no_text "$OUT" "unused-grant"
+  no_text "$OUT" "bounding-drop"	# alice's record would take cap_net_raw, which she no longer gets
+  # the JSON: every line with its window, the moment judged, the same findings
+  cd_nss audit --json --config "$p" --confdir '' --userdb "$d" "$t"; want_rc 1
+  "$HERE/check-json.py" --may-be-empty errors --may-be-empty vanished "$MAN" "$OUT" >&2 || fail "JSON does not match the schema in capdelegate(8)"
+  python3 - "$OUT" "$p" "$(sed 's/:00Z$/Z/' <<<"$WIN_AGO")" <<'PY' >&2 || fail "audit --json windows"
+import json, sys, time, calendar
+d, p, ago = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+assert d["version"] >= 6, d["version"]
+pol = d["policy"]
+at = calendar.timegm(time.strptime(pol["at"], "%Y-%m-%dT%H:%M:%SZ" if pol["at"].count(":") == 2 else "%Y-%m-%dT%H:%MZ"))
+assert abs(at - time.time()) < 10, pol["at"]
+got = [(r["line"], r["subject"], r["from"], r["until"], r["in_force"]) for r in pol["rules"]]
+want = [(1, "alice", None, ago, False), (2, "bob", None, "2099-01-01T00:00Z", True),
+        (3, "carol", "2099-01-01T00:00Z", None, False), (4, "*", None, "2001-01-01T00:00Z", False)]
+assert got == want, got
+ended = [(f["path"], f["line"], f["caps"]) for f in d["findings"] if f["id"] == "ended-line"]
+assert ended == [(p, 1, ["cap_net_raw"]), (p, 4, ["cap_net_bind_service"])], ended
+assert [m["subject"] for m in d["matrix"]] == ["bob"], d["matrix"]
+PY
+  # a line that has not ended is no finding, however near its end
+  p=$(printf 'alice cap_net_raw until %s\n' "$(win_time '+1 minute')" | policy soon)
+  cd_nss audit --config "$p" --confdir '' --userdb "$d" "$CASE_DIR/tree"; no_text "$OUT" "ended-line"
+  want_line "$OUT" "# policy\t$p\tok\t1 rule"
+}
+
+t_windows_audit_tz_hostile() {
+  need_root; local p t="$CASE_DIR/tree"; p=$(printf 'alice cap_net_raw until 2001-01-01T00:00:01Z\nbob cap_syslog from 2099-01-01T00:00Z\n' | policy)
+  capfile "$t/ping_i" cap_net_raw=i
+  win_same_under_tz audit --config "$p" --confdir '' --userdb "$CASE_DIR/none" "$t"
+  win_same_under_tz audit --json --config "$p" --confdir '' --userdb "$CASE_DIR/none" "$t"
 }

@@ -35,6 +35,7 @@ import tempfile
 import time
 import unicodedata
 from collections import Counter
+from datetime import datetime, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -192,7 +193,53 @@ BAD_LINES = [
     b"alice +cap_kill", b"alice cap_kill,cap_", b"alice,bob cap_kill", b"$ cap_kill",
     b"@$ cap_kill", b"\\044 cap_kill", b"alice\\100 cap_kill", b"alice cap_kill # \x02",
     b"\\100alice cap_kill", b"\\055alice cap_kill", b"ali ce cap_kill",
+    # 5 WINDOWS
+    b"alice cap_kill until 2030-01-01", b"alice cap_kill until 2030-01-01T08:00",
+    b"alice cap_kill until 2030-01-01T08:00:00", b"alice cap_kill until 2030-01-01T08:00+00:00",
+    b"alice cap_kill until 2030-01-01T08:00z", b"alice cap_kill from 2030-02-29T00:00Z",
+    b"alice cap_kill from 2100-02-29T00:00Z", b"alice cap_kill until 2030-01-01T24:00Z",
+    b"alice cap_kill until 2030-01-01T23:60Z", b"alice cap_kill until 2016-12-31T23:59:60Z",
+    b"alice cap_kill until 1969-12-31T23:59:59Z",
+    b"alice cap_kill from 2030-01-01T08:00Z until 2030-01-01T08:00Z",
+    b"alice cap_kill until 2030-01-01T07:00Z from 2030-01-01T08:00Z",
+    b"alice cap_kill until 2030-01-01T08:00Z until 2030-01-02T08:00Z",
+    b"alice cap_kill from", b"alice cap_kill until # 2030-01-01T08:00Z",
+    b"alice cap_kill until 2030-01-01T08:00Z junk", b"alice from 2030-01-01T08:00Z",
+    b"alice cap_kill UNTIL 2030-01-01T08:00Z", b"alice cap_kill, until 2030-01-01T08:00Z",
+    b"alice cap_kill until 2030-1-01T08:00Z", b"alice cap_kill until 30-01-01T08:00Z",
+    b"alice cap_kill until\t2030-01-01T08:00Z\x1b", b"alice cap_kill till 2030-01-01T08:00Z",
 ]
+
+
+# The clock of the seed's cases (CLOCK[0], minute-aligned), set by open_lab: windows are drawn
+# around it, and each case's clock is a second or a minute from it, so that the edges are met
+# exactly, a second before and a second after.
+CLOCK = [0]
+EDGES = [-86400 * 400, -60, -1, 0, 1, 60, 86400 * 366 * 40]
+
+
+def utc_text(t, seconds=True):
+    """A time as capdelegate.conf(5) writes it, by Python's calendar (not the code's)."""
+    d = datetime.fromtimestamp(t, tz=timezone.utc)
+    return d.strftime("%Y-%m-%dT%H:%M:%SZ" if seconds or d.second else "%Y-%m-%dT%H:%MZ")
+
+
+def window(rnd):
+    """" from T", " until T" or both (either order), edges around the seed's clock."""
+    start = CLOCK[0] + rnd.choice(EDGES)
+    end = start + rnd.choice([1, 60, 86400, 86400 * 366 * 40]) if rnd.random() < 0.5 else None
+    if rnd.random() < 0.3:
+        start = None
+        end = CLOCK[0] + rnd.choice(EDGES)
+    words = []
+    if start is not None:
+        words.append("from " + utc_text(start, rnd.random() < 0.5))
+    if end is not None:
+        words.append("until " + utc_text(end, rnd.random() < 0.5))
+    if rnd.random() < 0.3:
+        words.reverse()
+    COVER["window: %s" % " ".join(w.split()[0] for w in words)] += 1
+    return blanks(rnd, 1) + (blanks(rnd, 1)).join(words)
 
 
 def random_line(rnd, users, groups, bad_rate):
@@ -213,7 +260,10 @@ def random_line(rnd, users, groups, bad_rate):
     lead = rnd.random() < 0.1
     COVER["line: leading blanks"] += lead
     line = (blanks(rnd).encode() if lead else b"") + subject(rnd, users, groups)
-    line += blanks(rnd, 1).encode() + caps_field(rnd).encode() + blanks(rnd).encode()
+    line += blanks(rnd, 1).encode() + caps_field(rnd).encode()
+    if rnd.random() < 0.25:
+        line += window(rnd).encode()
+    line += blanks(rnd).encode()
     if rnd.random() < 0.15:
         COVER["line: trailing comment"] += 1
         line += (blanks(rnd) + "# " + rnd.choice(["why", "cap_kill", "x,y", "#"])).encode()
@@ -290,13 +340,14 @@ class Lab:
             f.write("auth required pam_permit.so\nauth optional %s %s\n"
                     "session required %s %s\n" % (module, args, module, args))
         fault = os.path.join(self.build, "tests", "stack", ".libs", "nss_fault.so")
+        clock = os.path.join(self.build, "tests", "stack", ".libs", "fake_clock.so")
         self.nss_env = dict(os.environ, NSS_WRAPPER_PASSWD=os.path.join(self.dir, "passwd"),
                             NSS_WRAPPER_GROUP=os.path.join(self.dir, "group"),
                             LD_PRELOAD="%s:%s/libnss_wrapper.so" % (fault, LIBDIR))
         pam_env = dict(self.nss_env, PAM_WRAPPER="1", PAM_WRAPPER_DEBUGLEVEL="2",
                        PAM_WRAPPER_SERVICE_DIR=os.path.join(self.dir, "services"),
-                       LD_PRELOAD="%s:%s/libpam_wrapper.so:%s/libnss_wrapper.so"
-                       % (fault, LIBDIR, LIBDIR))
+                       LD_PRELOAD="%s:%s:%s/libpam_wrapper.so:%s/libnss_wrapper.so"
+                       % (clock, fault, LIBDIR, LIBDIR))
         argv, env = in_own_tmp([sys.executable, os.path.join(HERE, "pam_driver.py")], pam_env,
                                keep=[HERE, self.build, sys.executable])
         # the driver's own complaints (each login's log goes elsewhere: pam_driver.py), and
@@ -330,12 +381,13 @@ class Lab:
                 else:
                     write_root_file(p, data)
 
-    def pam(self, names, fault=None):
+    def pam(self, names, fault=None, now=None):
         """One login process, a transaction per name. pam_wrapper's own set-up (a copy of the
         service directory under /tmp/pam.X, one letter of names shared with every process on
         the machine) fails now and then under load: pam_start fails, then the batch is run
         again, twice at most."""
-        env = ["env:" + ("%s=%s" % kv).encode().hex() for kv in (fault or {}).items()]
+        clock = {"CD_TEST_CLOCK": str(now)} if now is not None else {}
+        env = ["env:" + ("%s=%s" % kv).encode().hex() for kv in dict(fault or {}, **clock).items()]
         words = ["model"] + env + [n.hex() for n in names]
         for _ in range(3):
             self.driver.stdin.write((" ".join(words) + "\n").encode())
@@ -358,9 +410,10 @@ class Lab:
             COVER["harness: pam_start failed, batch run again"] += 1
         return res
 
-    def explain(self, name, fault=None):
+    def explain(self, name, fault=None, now=None):
+        at = ["--at", utc_text(now)] if now is not None else []
         p = subprocess.run([self.bin, "explain", name, "--config", self.conf, "--confdir",
-                            self.confdir, "--tsv", self.empty],
+                            self.confdir, "--tsv"] + at + [self.empty],
                            env=dict(self.nss_env, **(fault or {})), capture_output=True)
         return p.returncode, p.stdout, p.stderr
 
@@ -608,14 +661,18 @@ class Case:
     """A main file (None: missing), a drop-in directory (None: none) and an NSS fault (the
     environment of nss_fault.so, or None)."""
 
-    def __init__(self, main, dropins, fault=None):
-        self.main, self.dropins, self.fault = main, dropins, fault
+    def __init__(self, main, dropins, fault=None, now=None):
+        self.main, self.dropins, self.fault, self.now = main, dropins, fault, now
 
     def but(self, **kw):
-        return Case(kw.get("main", self.main), kw.get("dropins", self.dropins), self.fault)
+        return Case(kw.get("main", self.main), kw.get("dropins", self.dropins), self.fault,
+                    self.now)
 
     def policy(self, lab):
-        return M.load(lab.conf, self.main, lab.confdir, self.dropins)
+        """The policy as the module reads it at the case's clock (5 WINDOWS: the lines outside
+        their window as if they were not in the file; errors and status as read)."""
+        p = M.load(lab.conf, self.main, lab.confdir, self.dropins)
+        return M.judged(p, self.now) if self.now is not None else p
 
     def paths(self, lab):
         return {lab.conf} | {os.path.join(lab.confdir, n.decode("latin-1"))
@@ -630,14 +687,14 @@ def check_case(lab, case, names, explain_names):
     paths = case.paths(lab)
     COVER["model: policy %s" % policy.status] += 1
     out = []
-    for name, res in zip(names, lab.pam(names, case.fault)):
+    for name, res in zip(names, lab.pam(names, case.fault, case.now)):
         login = Login(policy, case, name)
         COVER["model: grant via %s" % login.grant.via] += 1
         d = compare_pam(policy, login, res, paths)
         if d:
             out.append((name, "pam", d))
     for name in explain_names:
-        rc, so, se = lab.explain(name, case.fault)
+        rc, so, se = lab.explain(name, case.fault, case.now)
         d = compare_explain(policy, Login(policy, case, name), rc, so, se)
         if d:
             out.append((name, "explain", d))
@@ -651,9 +708,9 @@ def still_fails(lab, case, name, channel):
     policy = case.policy(lab)
     login = Login(policy, case, name)
     if channel == "pam":
-        res = lab.pam([name], case.fault)[0]
+        res = lab.pam([name], case.fault, case.now)[0]
         return bool(compare_pam(policy, login, res, case.paths(lab)))
-    rc, so, se = lab.explain(name, case.fault)
+    rc, so, se = lab.explain(name, case.fault, case.now)
     return bool(compare_explain(policy, login, rc, so, se))
 
 
@@ -723,6 +780,8 @@ def show_case(lab, case, name, channel, groups):
                                                or "empty"))
         for n, data in case.dropins.items():
             show_file("capdelegate.d/" + repr(n)[2:-1], data)
+    if case.now is not None:
+        lines.append("  clock: %s (%d)" % (utc_text(case.now), case.now))
     if case.fault:
         lines.append("  NSS fault (nss_fault.so): %s" % " ".join(
             "%s=%s" % kv for kv in case.fault.items()))
@@ -739,13 +798,13 @@ def show_case(lab, case, name, channel, groups):
     for f, n, why in policy.errors[:5]:
         lines.append("    model error %s:%d: %s" % (os.path.basename(f), n, why))
     if channel == "pam":
-        res = lab.pam([name], case.fault)[0]
+        res = lab.pam([name], case.fault, case.now)[0]
         lines.append("  code:  " + "; ".join(compare_pam(policy, login, res, case.paths(lab))))
         for l in res.get("log", "").splitlines():
             if "SYSLOG" in l and "no default config" not in l:
                 lines.append("    log: " + l.split("SYSLOG", 1)[1])
     else:
-        rc, so, se = lab.explain(name, case.fault)
+        rc, so, se = lab.explain(name, case.fault, case.now)
         lines.append("  code:  " + "; ".join(compare_explain(policy, login, rc, so, se)))
         for l in (so + se).decode(errors="replace").splitlines():
             lines.append("    explain: " + l)
@@ -788,6 +847,8 @@ def open_lab(args, seed):
     """The fixture of @seed, installed, and its random stream."""
     rnd = random.Random(seed)
     users, groups = make_fixture(rnd)
+    # a minute of 1990 to 2200: before and past 2038, leap days and centuries among them
+    CLOCK[0] = rnd.randrange(631152000, 7258118400) // 60 * 60
     LAB_USERS[0], LAB_GROUPS[0] = users, groups
     return rnd, users, groups, Lab(args.bin, users, groups, args.keep)
 
@@ -809,7 +870,8 @@ def run_seed(args, seed, deadline=None):
         for _ in range(args.cases):
             if deadline and time.time() > deadline:
                 break
-            case = Case(*make_case(rnd, users, groups), make_fault(rnd, users, groups))
+            case = Case(*make_case(rnd, users, groups), make_fault(rnd, users, groups),
+                        CLOCK[0] + rnd.choice([-60, -1, 0, 0, 1, 60]))
             names = typed_names(rnd, users, case.fault)
             ex_names = rnd.sample(names[:-1], min(args.explain_users, len(users)))
             ex_names += [b"nosuchuser"] if rnd.random() < 0.1 else []
@@ -839,7 +901,7 @@ def run_catalogue(args, seed=0):
             for bad in BAD_LINES[k:k + 5]:
                 f = rnd.choice(files)
                 f.insert(rnd.randint(0, len(f)), bad + b"\n")
-            case = Case(b"".join(files[0]), {b"50-bad.conf": b"".join(files[1])})
+            case = Case(b"".join(files[0]), {b"50-bad.conf": b"".join(files[1])}, None, CLOCK[0])
             some = [u.name for u in rnd.sample(users, 2)]
             bad = check_case(lab, case, some, some[:1])
             stats["cases"] += 1

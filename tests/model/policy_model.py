@@ -17,7 +17,8 @@ prints each user's grant (a small command-line front end for trying a policy by 
 import re
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 
 BLANKS = b" \t"
 MAX_NAME = 256                      # 5: "at most 256 bytes long once decoded"
@@ -48,6 +49,8 @@ class Rule:
     kind: str            # "user", "group" or "default"
     name: bytes          # decoded name (b"" for *)
     caps: frozenset      # empty for none
+    start: int = None    # 5 WINDOWS: from TIME (seconds since the epoch), None: none
+    end: int = None      # until TIME
 
 
 @dataclass
@@ -149,6 +152,63 @@ def parse_caps(field_):
     return frozenset(caps)
 
 
+TIME_FORM = re.compile(rb"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?Z\Z")
+
+
+def parse_time(word):
+    """5 WINDOWS: UTC, YYYY-MM-DDTHH:MMZ or YYYY-MM-DDTHH:MM:SSZ, the Z required; an impossible
+    date or time (24:00, :60) and a time before 1970 are errors."""
+    m = TIME_FORM.match(word)
+    if not m:
+        raise LineError("not a UTC time with Z: %r" % word)
+    y, mo, d, h, mi = (int(x) for x in m.groups()[:5])
+    sec = int(m.group(6) or 0)
+    if y < 1970:
+        raise LineError("a time before 1970")
+    try:
+        t = datetime(y, mo, d, h, mi, sec, tzinfo=timezone.utc)
+    except ValueError as e:
+        raise LineError("no such date or time: %s" % e)
+    return int(t.timestamp())
+
+
+def split_window(rest):
+    """5 WINDOWS: after the capabilities, "from TIME", "until TIME", either or both, in either
+    order. The window starts at the first word from or until that follows a blank."""
+    words = re.split(rb"[ \t]+", rest)
+    for k in range(1, len(words)):
+        if words[k] in (b"from", b"until"):
+            cut = [m.start() for m in re.finditer(rb"[ \t]+", rest)][k - 1]
+            return rest[:cut], words[k:]
+    return rest, []
+
+
+def parse_window(words):
+    bounds = {}
+    if len(words) % 2:
+        raise LineError("a bound without its time")
+    for k in range(0, len(words), 2):
+        if words[k] not in (b"from", b"until"):
+            raise LineError("text after the capabilities")
+        if words[k] in bounds:
+            raise LineError("a second %s" % words[k].decode())
+        bounds[words[k]] = parse_time(words[k + 1])
+    start, end = bounds.get(b"from"), bounds.get(b"until")
+    if start is not None and end is not None and end <= start:
+        raise LineError("a window whose end is not after its start")
+    return start, end
+
+
+def in_force(rule, now):
+    """5 WINDOWS: from is the first second a line is in force, until the first it no longer is."""
+    return (rule.start is None or now >= rule.start) and (rule.end is None or now < rule.end)
+
+
+def judged(policy, now):
+    """5 WINDOWS: a line outside its window is as if it were not in the file."""
+    return replace(policy, rules=[r for r in policy.rules if in_force(r, now)])
+
+
 def parse_line(text):
     """One line without its newline -> (kind, name, caps) or None for a blank/comment line."""
     if text.endswith(b"\r"):
@@ -163,7 +223,9 @@ def parse_line(text):
     if not m:
         raise LineError("missing capabilities field")
     kind, name = parse_subject(m.group(1))
-    return kind, name, parse_caps(m.group(2))
+    caps, window = split_window(m.group(2))
+    start, end = parse_window(window)
+    return kind, name, parse_caps(caps.strip(BLANKS)), start, end
 
 
 # ---- files ----------------------------------------------------------------------------------
@@ -179,7 +241,7 @@ def parse_file(policy, path, data):
             policy.errors.append((path, n, str(e)))
             continue
         if r is not None:
-            policy.rules.append(Rule(path, n, r[0], r[1], r[2]))
+            policy.rules.append(Rule(path, n, *r))
 
 
 def dropin_is_read(name):

@@ -19,8 +19,9 @@
 /* 2: fP, fI and fE of a value the kernel will not show are null (unknown), no longer empty;
  * scan.vanished, errors[] and vanished[] added. 3: host and host_hex added (report).
  * 4: userdb (systemd's user records) added. 5: machine_id and userdb.records[].privileged
- * added. */
-#define SCHEMA_VERSION 5
+ * added. 6: policy.at (the moment the lines' windows are judged at), policy.rules[] holds every
+ * line, in force or not, each with from, until and in_force; the ended-line finding. */
+#define SCHEMA_VERSION 6
 
 /* "key": "text", "key_hex": "bytes" - the string for people, the hex for exact bytes. */
 static void json_name(FILE *out, const char *key, const char *s)

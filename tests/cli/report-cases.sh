@@ -150,7 +150,7 @@ t_report_audit_records_host() {
   python3 - "$f" <<'PY' || fail "host field"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["version"] == 5, d["version"]
+assert d["version"] == 6, d["version"]
 assert d["host"] == "web1" and d["host_hex"] == b"web1".hex(), (d["host"], d["host_hex"])
 PY
 }

@@ -52,7 +52,7 @@ t_userdb_ambient_json() {
   python3 - "$OUT" "$d" <<'PY' >&2 || fail "userdb in JSON"
 import json, sys
 doc, d = json.load(open(sys.argv[1])), sys.argv[2]
-assert doc["version"] == 5, doc["version"]
+assert doc["version"] == 6, doc["version"]
 assert doc["userdb"]["directories"] == [d], doc["userdb"]
 recs = {r["path"]: r for r in doc["userdb"]["records"]}
 assert recs[d + "/bob.user"]["user"] == "bob" and recs[d + "/bob.user"]["ambient"] == ["cap_net_raw"], recs

@@ -32,6 +32,13 @@ install -D -m 644 "$LAB_ROOT/config/capdelegate.conf" "$stage/root/lab/capdelega
 # package's trigger and APT hook keep it (a bare setcap would be undone by the next upgrade, and
 # `marks check` would say no marks are declared).
 install -m 644 "$LAB_ROOT/config/capdelegate-files.conf" "$stage/etc/security/capdelegate-files.conf"
+# Debian 13: ping needs no capability on a host with linux-sysctl-defaults (ping_group_range open
+# to everyone; the lab closes it), dmesg always does under kernel.dmesg_restrict = 1 (Debian's
+# kernels' default; 60-lab-ping.conf here): the README's Debian 13 demonstration, carol's
+# cap_syslog through dmesg's mark. fE too: dmesg does not raise its own effective set, as ping does.
+if [ "$release" != bookworm ]; then
+  printf '%s\n' '/usr/bin/dmesg  cap_syslog=ei' >>"$stage/etc/security/capdelegate-files.conf"
+fi
 inroot capdelegate marks apply
 
 # The profile must have put the module after pam_unix in common-auth and after pam_systemd in
@@ -66,6 +73,11 @@ install -m 644 "$files/capdelegate-lab-overlay.service" "$stage/etc/systemd/syst
 install -m 755 "$files/guest-poweroff" "$stage/usr/local/sbin/guest-poweroff"
 # The console's login screen names the demo users, as the minimal guest's does.
 install -m 644 "$files/issue" "$stage/etc/issue"
+[ "$release" = bookworm ] || cat >>"$stage/etc/issue" <<'EOF'
+Debian 13: ping needs no capability where linux-sysctl-defaults opens net.ipv4.ping_group_range;
+this guest closes it (/etc/sysctl.d/60-lab-ping.conf). dmesg needs cap_syslog: carol may run it.
+
+EOF
 install -m 755 "$LAB_ROOT/tests/system/probe" "$stage/usr/local/bin/lab-probe"
 # The tests' stand-in for pam_systemd >= 254 (sets pI and pA in open_session); no PAM file uses it.
 # bookworm only (systemd 252): trixie's pam_systemd 257 does it for real. Built with the host's

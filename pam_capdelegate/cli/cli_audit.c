@@ -453,7 +453,7 @@ static void print_process(struct cli_table *t, const struct cli_proc *p)
 	FILE *out = cli_table_row(t);
 	fprintf(out, "%d\t%d\t", (int)p->pid, (int)p->tid);
 	if (p->user != NULL)
-		cli_text_escape(out, p->user);
+		cli_print_name(out, p->user);
 	else
 		fprintf(out, "%u", (unsigned)p->uid);
 	fputc('\t', out);

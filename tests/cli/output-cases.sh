@@ -133,7 +133,7 @@ t_output_manpage_forms() {
 }
 
 OUTPUT_CASES=(output_table_check output_table_explain output_table_audit_escaped output_manpage_forms
-  output_table_explain_group_with_blank)
+  output_table_explain_group_with_blank output_processes_user_with_blank)
 
 # A group name with a blank ("linux admins", as winbind returns it) in explain's tables and in
 # its outage message on a terminal: always linux\040admins, the policy's form, never a bare
@@ -153,4 +153,23 @@ t_output_table_explain_group_with_blank() {
   want_text "$OUT" 'capdelegate: explain: CORP\winuser: cannot tell whether the user is in group linux\040admins: a group backend fails'
   want_text "$OUT" ': login grants nothing'
   no_text "$OUT" "linux admins"
+}
+
+# audit --processes names each process's user in the policy's form too: a user "CORP\john
+# smith" (winbind) is CORP\john\040smith in the TSV and in the USER column of the table.
+t_output_processes_user_with_blank() {
+  need_root; local p pid
+  command -v setpriv >/dev/null || skip "setpriv missing"
+  cp -r "$NSSDIR" "$CASE_DIR/nss"; local NSSDIR="$CASE_DIR/nss"
+  printf 'CORP\\john smith:x:43211:43211::/:/bin/sh\n' >>"$NSSDIR/passwd"
+  p=$(std_policy)
+  setpriv --inh-caps +net_raw setpriv --reuid 43211 --regid 43211 --clear-groups sleep 60 &
+  pid=$!
+  sleep 0.3
+  cd_nss audit --processes --config "$p" "$CASE_DIR"
+  want_line "$OUT" "process\t$pid\t$pid\tCORP\\\\john\\\\040smith\tsleep\tcap_net_raw"
+  cd_tty audit --processes --config "$p" "$CASE_DIR"
+  kill "$pid"
+  grep -qE "^$pid +$pid +CORP\\\\john\\\\040smith +sleep " "$OUT" || fail "no table row for $pid naming CORP\\john\\040smith"
+  no_text "$OUT" "john smith"
 }

@@ -21,9 +21,9 @@
 #include "cli_stage.h"
 
 static const char usage[] =
-	"usage: capdelegate check [--config FILE] [--confdir DIR] [--tsv]\n"
+	"usage: capdelegate check [--config FILE] [--confdir DIR] [--warn-within DURATION] [--tsv]\n"
 	"       capdelegate check --staged FILE [--as PATH] [--no-worse] [--config FILE]\n"
-	"                         [--confdir DIR] [--tsv]\n"
+	"                         [--confdir DIR] [--warn-within DURATION] [--tsv]\n"
 	"\n"
 	"Validate the policy (default " CD_DEFAULT_CONFIG ") exactly as pam_capdelegate reads it.\n"
 	"--staged FILE: judge the whole policy as if FILE were installed at PATH (default: the main\n"
@@ -34,12 +34,14 @@ static const char usage[] =
 	"Exit 0: clean. 1: warnings only (unknown users or groups, risky grants, contradictions,\n"
 	"names whose octal escape a winbind name could have meant literally, NSS settings under\n"
 	"which a group answer can be incomplete: nsswitch.conf's order, nscd's group cache, a\n"
-	"name /etc/group and NSS give different gids). Notes name each group line that gives\n"
-	"less than \"*\": the grants that rest on NSS answering completely.\n"
+	"name /etc/group and NSS give different gids, lines whose window has ended). Notes name\n"
+	"each group line that gives less than \"*\": the grants that rest on NSS answering\n"
+	"completely; each line not yet in force; each line ending within DURATION (7d, 36h,\n"
+	"90m, 45s; default 7d; 0: none), by the system clock, in UTC.\n"
 	"2: errors (the module would grant nothing: a syntax error, or a file or directory on its\n"
 	"resolved path that someone other than root can change).\n"
-	"After the verdict line, the rules read: aligned on a terminal, tab-separated records\n"
-	"elsewhere and with --tsv.\n";
+	"After the verdict line, the rules read, then each line's window: aligned on a terminal,\n"
+	"tab-separated records elsewhere and with --tsv.\n";
 
 /* Capabilities that amount to root, or to rewriting what root trusts: delegating one of these
  * delegates (nearly) everything. See capabilities(7) and the upstream "capability to root" lists. */
@@ -128,32 +130,54 @@ static int same_subject(const struct cd_rule *a, const struct cd_rule *b)
 	return a->kind == b->kind && (a->kind == CD_SUBJECT_DEFAULT || strcmp(a->name, b->name) == 0);
 }
 
-/* Subject (kind, then name), then line. */
-static int subject_cmp(const void *x, const void *y)
+/* Subject (kind, then name), then line: @x and @y index @all, the lines in the order read. */
+static int subject_cmp(const void *x, const void *y, void *all)
 {
-	const struct cd_rule *a = *(const struct cd_rule *const *)x;
-	const struct cd_rule *b = *(const struct cd_rule *const *)y;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	const struct cd_rule *a = ((const struct cd_rule **)all)[i];
+	const struct cd_rule *b = ((const struct cd_rule **)all)[j];
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
 	int c = a->kind == CD_SUBJECT_DEFAULT ? 0 : strcmp(a->name, b->name);
 	if (c != 0)
 		return c;
-	return a < b ? -1 : a > b;	/* read order: the main file's lines, then each drop-in's */
+	return i < j ? -1 : i > j;	/* read order: the main file's lines, then each drop-in's */
 }
 
-/* The rules of one subject, r[0..n) in line order: each "none" line beside a granting one. */
+/* Can @a and @b be in force at one moment (their windows overlap; a line without one always
+ * is)? Lines that never are cannot contradict each other. */
+static int overlap(const struct cd_rule *a, const struct cd_rule *b)
+{
+	int64_t start = INT64_MIN, end = INT64_MAX;
+	if (a->has_from)
+		start = a->from;
+	if (b->has_from && b->from > start)
+		start = b->from;
+	if (a->has_until)
+		end = a->until;
+	if (b->has_until && b->until < end)
+		end = b->until;
+	return start < end;
+}
+
+/* The rules of one subject, r[0..n) in line order: each "none" line beside a granting one
+ * in force at the same time. */
 static size_t warn_contradiction(const struct cd_rule **r, size_t n)
 {
-	const struct cd_rule *grant = NULL;
-	cd_capmask all = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (r[i]->caps != 0 && grant == NULL)
-			grant = r[i];
-		all |= r[i]->caps;
-	}
 	size_t warnings = 0;
-	for (size_t i = 0; grant != NULL && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (r[i]->caps != 0)
+			continue;
+		const struct cd_rule *grant = NULL;
+		cd_capmask all = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (!overlap(r[i], r[j]))
+				continue;
+			if (r[j]->caps != 0 && grant == NULL)
+				grant = r[j];
+			all |= r[j]->caps;
+		}
+		if (grant == NULL)
 			continue;
 		fputs("capdelegate: warning: ", stderr);
 		fputs(r[i]->file, stderr);
@@ -173,21 +197,27 @@ static size_t warn_contradiction(const struct cd_rule **r, size_t n)
 
 /* A subject's lines add up (capdelegate.conf(5), RESOLUTION), so "alice none" beside "alice
  * cap_net_raw" takes nothing away: whoever wrote the "none" meant something the module will
- * not do. Sorted by subject, so a policy of many lines costs n log n, not n^2. */
-static size_t check_contradictions(const struct cd_policy *pol)
+ * not do. Every line read, in force now or not. Sorted by subject, so a policy of many lines
+ * costs n log n, not n^2 (but for one subject's lines, which are few). */
+static size_t check_contradictions(const struct cd_rule **all, size_t n, int *nomem)
 {
-	const struct cd_rule **r = calloc(pol->nrules ? pol->nrules : 1, sizeof(*r));
-	if (r == NULL)
-		return 0;
-	for (size_t i = 0; i < pol->nrules; i++)
-		r[i] = &pol->rules[i];
-	qsort(r, pol->nrules, sizeof(*r), subject_cmp);
+	size_t *order = calloc(n + 1, sizeof(*order));
+	const struct cd_rule **r = calloc(n + 1, sizeof(*r));
 	size_t warnings = 0;
-	for (size_t i = 0, j; i < pol->nrules; i = j) {
-		for (j = i + 1; j < pol->nrules && same_subject(r[i], r[j]); j++)
+	if (order == NULL || r == NULL)
+		*nomem = 1;
+	for (size_t i = 0; !*nomem && i < n; i++)
+		order[i] = i;
+	if (!*nomem)
+		qsort_r(order, n, sizeof(*order), subject_cmp, all);
+	for (size_t i = 0; !*nomem && i < n; i++)
+		r[i] = all[order[i]];
+	for (size_t i = 0, j; !*nomem && i < n; i = j) {
+		for (j = i + 1; j < n && same_subject(r[i], r[j]); j++)
 			continue;
 		warnings += warn_contradiction(r + i, j - i);
 	}
+	free(order);
 	free(r);
 	return warnings;
 }
@@ -245,7 +275,7 @@ static void print_verdict(const struct cd_policy *pol, size_t warnings)
 	if (pol->status == CD_POLICY_OK) {
 		cli_text_escape(stdout, pol->path);
 		fputs(": ok, ", stdout);
-		cli_print_count(stdout, pol->nrules, "rule", "rules");
+		cli_print_count(stdout, pol->nrules + pol->noutside, "rule", "rules");
 		fputs(", ", stdout);
 		cli_print_count(stdout, warnings, "warning", "warnings");
 		putchar('\n');
@@ -264,17 +294,21 @@ static void print_verdict(const struct cd_policy *pol, size_t warnings)
 	fputs(": the module grants nothing\n", stdout);
 }
 
-/* What the module reads, one record per rule, after the verdict line (the first line stays the
- * verdict: scripts read it). */
-static void print_rules(const struct cd_policy *pol, enum cli_form form)
+/* What the module reads, one record per rule (in force now or not), after the verdict line
+ * (the first line stays the verdict: scripts read it), then the lines' windows. */
+static int print_rules(const struct cd_policy *pol, enum cli_form form)
 {
 	static const char *const cols[] = { "LINE", "SUBJECT", "CAPABILITIES", NULL };
 	struct cli_table t;
-	if (form == CLI_FORM_TABLE && pol->nrules > 0)
+	size_t n;
+	const struct cd_rule **all = cli_policy_all_rules(pol, &n);
+	if (all == NULL)
+		return cli_out_of_memory("check", "the rules are not listed");
+	if (form == CLI_FORM_TABLE && n > 0)
 		putchar('\n');	/* apart from the verdict line */
 	cli_table_start(&t, stdout, form, "rule", cols);
-	for (size_t i = 0; i < pol->nrules; i++) {
-		const struct cd_rule *r = &pol->rules[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct cd_rule *r = all[i];
 		FILE *out = cli_table_row(&t);
 		fprintf(out, "%s:%zu\t", r->file, r->line);	/* r->file is escaped by the core */
 		cli_print_subject(out, r->kind, r->name);
@@ -283,21 +317,79 @@ static void print_rules(const struct cd_policy *pol, enum cli_form form)
 		cli_table_end_row(&t);
 	}
 	cli_table_end(&t);
+	free(all);
+	if (!pol->at_set)
+		return 0;	/* not read: no line to show */
+	return cli_print_windows(form, pol, pol->at, NULL, "The lines that hold for a time, at the "
+				 "clock's now (capdelegate.conf(5), WINDOWS)", "check");
 }
 
-/* check's judgement of the policy read into @pol: its warnings counted into *warnings. */
+/* Notes of the lines ending within this many seconds (--warn-within; 0: none). */
+static int64_t warn_within = 7 * 86400;
+
+/* "FILE:LINE: SUBJECT CAPS": which line, and what it gives. */
+static void window_line(const struct cd_rule *r)
+{
+	fprintf(stderr, "%s:%zu: ", r->file, r->line);
+	cli_print_subject(stderr, r->kind, r->name);
+	fputc(' ', stderr);
+	cli_print_caps(stderr, r->caps);
+}
+
+/* Each line's window at the clock's now: one that ended is a warning (login no longer reads
+ * it: a grant someone may still count on, or a line to remove); notes for one ending within
+ * warn_within and one not yet started. Returns the warnings. */
+static size_t check_windows(const struct cd_rule *const *all, size_t n, int64_t now)
+{
+	char when[CLI_WHEN_SIZE];
+	size_t warnings = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct cd_rule *r = all[i];
+		if (r->has_until && r->until <= now) {
+			fputs("capdelegate: warning: ", stderr);
+			window_line(r);
+			fprintf(stderr, ": ended at %s: login no longer grants it; remove the line\n",
+				cli_when(r->until, now, when, sizeof(when)));
+			warnings++;
+		} else if (r->has_from && r->from > now) {
+			fputs("capdelegate: note: ", stderr);
+			window_line(r);
+			fprintf(stderr, ": not yet in force: starts at %s\n",
+				cli_when(r->from, now, when, sizeof(when)));
+		} else if (r->has_until && warn_within > 0 && r->until - now <= warn_within) {
+			fputs("capdelegate: note: ", stderr);
+			window_line(r);
+			fprintf(stderr, ": ends at %s\n", cli_when(r->until, now, when, sizeof(when)));
+		}
+	}
+	return warnings;
+}
+
+/* check's judgement of the policy read into @pol: its warnings counted into *warnings. The
+ * lines' windows are judged at the clock's now, as login judges them: what follows (NSS
+ * findings, edit's verdict) sees the lines in force; the lines' own checks see every line. */
 static int judge_read(struct cd_policy *pol, enum cd_status st, size_t *warnings)
 {
 	cd_capmask risky = risky_mask();
 	int nomem = 0;
+	int64_t now = 0;
+	size_t n = 0;
 	*warnings = 0;
-	for (size_t i = 0; i < pol->nrules && !nomem; i++)
-		*warnings += check_rule(&pol->rules[i], risky, &nomem);
+	cli_policy_now(pol, "check", &now);
+	st = st == CD_POLICY_OK ? pol->status : st;
+	const struct cd_rule **all = cli_policy_all_rules(pol, &n);
+	nomem = all == NULL;
+	for (size_t i = 0; i < n && !nomem; i++)
+		*warnings += check_rule(all[i], risky, &nomem);
+	if (!nomem)
+		*warnings += check_contradictions(all, n, &nomem);
+	if (!nomem && pol->at_set)
+		*warnings += check_windows(all, n, now);
+	free(all);
 	if (nomem) {	/* a judgement cut short is a system error, as a policy unread is */
 		pol->status = CD_POLICY_SYSERR;
 		return cli_out_of_memory("check", "the policy's subjects are not all judged"), CLI_ERROR;
 	}
-	*warnings += check_contradictions(pol);
 	*warnings += pol->nwarnings;	/* the core's, already on stderr as FILE:LINE: message */
 	return st != CD_POLICY_OK ? CLI_ERROR : *warnings ? CLI_WARN : CLI_OK;
 }
@@ -351,13 +443,35 @@ struct check_args {
 	int no_worse;
 };
 
+/* --warn-within DURATION: a whole number and its unit, d, h, m or s ("7d", "36h"), or 0. 0,
+ * or -1 (said). */
+static int parse_duration(const char *text, int64_t *secs)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(text, &end, 10);
+	int64_t unit = *end == 'd' ? 86400 : *end == 'h' ? 3600 : *end == 'm' ? 60 : *end == 's' ? 1 : 0;
+	int whole = text[0] >= '0' && text[0] <= '9' && errno == 0 && end != text;
+	if (whole && ((v == 0 && *end == '\0') ||
+		      (unit != 0 && end[1] == '\0' && v <= INT64_MAX / 86400 / unit))) {
+		*secs = (int64_t)v * (unit ? unit : 1);
+		return 0;
+	}
+	fputs("capdelegate: check: --warn-within '", stderr);
+	cli_text_escape(stderr, text);
+	fputs("': a whole number and its unit, d, h, m or s (7d, 36h, 90m), or 0 for no notes\n",
+	      stderr);
+	return -1;
+}
+
 /* check's options; the index of the first operand, or -1 (usage printed). */
 static int parse_check_args(int argc, char **argv, struct check_args *a)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' }, { "confdir", required_argument, NULL, 'd' },
 		{ "staged", required_argument, NULL, 's' }, { "as", required_argument, NULL, 'a' },
-		{ "no-worse", no_argument, NULL, 'w' }, { NULL, 0, NULL, 0 },
+		{ "no-worse", no_argument, NULL, 'w' },
+		{ "warn-within", required_argument, NULL, 'W' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
@@ -371,7 +485,9 @@ static int parse_check_args(int argc, char **argv, struct check_args *a)
 			a->as = optarg;
 		else if (c == 'w')
 			a->no_worse = 1;
-		else {
+		else if (c == 'W' && parse_duration(optarg, &warn_within) < 0)
+			return -1;
+		else if (c != 'W') {
 			cli_bad_option(argv, usage);
 			return -1;
 		}
@@ -491,7 +607,8 @@ int cli_check_main(int argc, char **argv)
 		fwrite(nss_text, 1, nss_len, stderr);
 	}
 	free(nss_text);
-	print_rules(&pol, form);
+	if (print_rules(&pol, form) < 0)
+		rc = CLI_ERROR;
 	cd_policy_free(&pol);
 	cli_text_free(&text);
 	return rc;

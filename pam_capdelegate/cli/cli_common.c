@@ -110,6 +110,38 @@ const struct cd_rule **cli_policy_all_rules(const struct cd_policy *pol, size_t 
 	return all;
 }
 
+int cli_print_windows(enum cli_form form, const struct cd_policy *pol, int64_t at,
+		      const struct cd_user *u, const char *title, const char *cmd)
+{
+	static const char *const cols[] = { "LINE", "SUBJECT", "CAPABILITIES", "from=", "until=",
+					    "STATE", NULL };
+	char buf[32];
+	size_t n;
+	const struct cd_rule **all = cli_policy_all_rules(pol, &n);
+	if (all == NULL)
+		return cli_out_of_memory(cmd, "the lines' windows are not shown");
+	struct cli_table t;
+	cli_table_start(&t, stdout, form, "window", cols);
+	cli_table_title(&t, title);
+	for (size_t i = 0; i < n; i++) {
+		const struct cd_rule *r = all[i];
+		if ((!r->has_from && !r->has_until) || (u != NULL && !cd_rule_may_match(r, (void *)u)))
+			continue;
+		FILE *out = cli_table_row(&t);
+		fprintf(out, "%s:%zu\t", r->file, r->line);	/* r->file is escaped by the core */
+		cli_print_subject(out, r->kind, r->name);
+		fputc('\t', out);
+		cli_print_caps(out, r->caps);
+		fprintf(out, "\t%s", r->has_from ? cd_time_format(r->from, buf, sizeof(buf)) : "-");
+		fprintf(out, "\t%s", r->has_until ? cd_time_format(r->until, buf, sizeof(buf)) : "-");
+		fprintf(out, "\t%s", cli_window_state(r, at));
+		cli_table_end_row(&t);
+	}
+	cli_table_end(&t);
+	free(all);
+	return 0;
+}
+
 const char *cli_window_state(const struct cd_rule *r, int64_t at)
 {
 	if (r->has_until && at >= r->until)

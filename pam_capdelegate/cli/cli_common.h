@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cd_policy.h"
+#include "cli_out.h"
 #include "cli_walk.h"
 
 /* Exit codes of check and audit: clean, warnings/findings, errors. */
@@ -41,6 +42,12 @@ enum cd_status cli_load_policy_now(struct cd_policy *pol, const char *path, cons
  * in the order read: for the commands that list lines. Malloc'ed array of pointers into @pol
  * (*n set); NULL when memory ran out. */
 const struct cd_rule **cli_policy_all_rules(const struct cd_policy *pol, size_t *n);
+/* The lines of @pol that hold for a time (with @u: those that may name @u), in the order
+ * read, as "window" records under @title (the table form's heading): FILE:LINE, subject,
+ * capabilities, from=, until= ("-": no such bound) and the state at @at. 0, or -1 when memory
+ * ran out (said, for @cmd). */
+int cli_print_windows(enum cli_form form, const struct cd_policy *pol, int64_t at,
+		      const struct cd_user *u, const char *title, const char *cmd);
 /* A line's window at @at: "in force", "ended" or "not yet". */
 const char *cli_window_state(const struct cd_rule *r, int64_t at);
 /* A span of @secs seconds, >= 0, as people read it: "45s", "36m", "5h 12m", "3d 4h", in @buf

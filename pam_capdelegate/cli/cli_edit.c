@@ -391,7 +391,7 @@ static void say_installed(const struct edit_target *t, const struct cd_policy *p
 		return;
 	}
 	fputs(": installed, ", stdout);
-	cli_print_count(stdout, pol->nrules, "rule", "rules");
+	cli_print_count(stdout, pol->nrules + pol->noutside, "rule", "rules");	/* every line */
 	fputs(", ", stdout);
 	cli_print_count(stdout, warnings, "warning", "warnings");
 	fputs(" in the policy\n", stdout);

@@ -342,39 +342,6 @@ static int has_windows(const struct cd_policy *pol)
 	return pol->noutside > 0;
 }
 
-/* The lines that may name @u (by name, by a group of the user's, or "*") and have a window,
- * in the order read, each with its state at @at: what resolution saw and why. */
-static int print_windows(const struct cd_policy *pol, const struct cd_user *u, int64_t at)
-{
-	static const char *const cols[] = { "LINE", "SUBJECT", "CAPABILITIES", "from=", "until=",
-					    "STATE", NULL };
-	char buf[32];
-	size_t n;
-	const struct cd_rule **all = cli_policy_all_rules(pol, &n);
-	if (all == NULL)
-		return cli_out_of_memory("explain", "the lines' windows are not shown");
-	struct cli_table t;
-	cli_table_start(&t, stdout, form, "window", cols);
-	cli_table_title(&t, "The lines naming the user that hold for a time (capdelegate.conf(5), WINDOWS)");
-	for (size_t i = 0; i < n; i++) {
-		const struct cd_rule *r = all[i];
-		if ((!r->has_from && !r->has_until) || !cd_rule_may_match(r, (void *)u))
-			continue;
-		FILE *out = cli_table_row(&t);
-		fprintf(out, "%s:%zu\t", r->file, r->line);	/* r->file is escaped by the core */
-		cli_print_subject(out, r->kind, r->name);
-		fputc('\t', out);
-		cli_print_caps(out, r->caps);
-		fprintf(out, "\t%s", r->has_from ? cd_time_format(r->from, buf, sizeof(buf)) : "-");
-		fprintf(out, "\t%s", r->has_until ? cd_time_format(r->until, buf, sizeof(buf)) : "-");
-		fprintf(out, "\t%s", cli_window_state(r, at));
-		cli_table_end_row(&t);
-	}
-	cli_table_end(&t);
-	free(all);
-	return 0;
-}
-
 /* A user whose own lines have all ended (none in force) is resolved as if they were not in
  * the file: the user's groups' lines, then "*", decide. Said once per ended line. */
 static void note_own_lines_ended(const struct cd_policy *pol, const struct cd_user *u, int64_t at)
@@ -442,7 +409,8 @@ static int cli_explain_user(const char *name, const struct explain_opts *o, char
 		single_end(&t);
 	}
 	if (rc == 0)
-		rc = print_windows(&pol, &u, o->at);
+		rc = cli_print_windows(form, &pol, o->at, &u, "The lines naming the user that hold for "
+				       "a time (capdelegate.conf(5), WINDOWS)", "explain");
 	note_own_lines_ended(&pol, &u, o->at);
 	print_matches(&g);
 	out = single_start(&t, "pI", pi_cols, "The inheritable set login gives the user (pI)");

@@ -5,7 +5,9 @@
 # shellcheck shell=bash disable=SC2034,SC2016
 
 WINDOWS_CASES=(windows_explain_at_edges windows_explain_now windows_explain_bad_at
-  windows_explain_tz_hostile windows_audit_ended_line windows_audit_tz_hostile)
+  windows_explain_tz_hostile windows_audit_ended_line windows_audit_tz_hostile
+  windows_check_ended_and_notes windows_check_warn_within windows_check_contradiction_in_time
+  windows_check_tz_hostile windows_edit_refuses_malformed_window)
 
 # A UTC time as a policy writes it, OFFSET from the real clock (date -d's words: '-1 minute').
 win_time() { date -u -d "$1" +%Y-%m-%dT%H:%M:%SZ; }
@@ -204,4 +206,111 @@ t_windows_audit_tz_hostile() {
   capfile "$t/ping_i" cap_net_raw=i
   win_same_under_tz audit --config "$p" --confdir '' --userdb "$CASE_DIR/none" "$t"
   win_same_under_tz audit --json --config "$p" --confdir '' --userdb "$CASE_DIR/none" "$t"
+}
+
+# check --config $p, no drop-ins.
+win_check() { cd_nss check --config "$p" --confdir "" "$@"; }
+
+# capdelegate(8), check: a line that ended is a warning (exit 1) naming FILE:LINE, the time in
+# UTC and how long ago; a line ending within 7 days and a line not yet started are notes (exit
+# 0 for notes alone); the rules listed are every line, each window in a "window" record.
+t_windows_check_ended_and_notes() {
+  need_root; local p ago soon month
+  ago=$(win_time '-1 minute'); soon=$(win_time '+2 days -30 minutes'); month=$(win_time '+30 days')
+  p=$(printf 'alice cap_net_raw until %s\nbob cap_syslog until %s\ncarol cap_net_admin until %s\ndave none from 2099-01-01T00:00Z\n@netops cap_net_raw\n' \
+      "$ago" "$soon" "$month" | policy)
+  ago=$(sed 's/:00Z$/Z/' <<<"$ago"); soon=$(sed 's/:00Z$/Z/' <<<"$soon"); month=$(sed 's/:00Z$/Z/' <<<"$month")
+  win_check; want_rc 1
+  want_line "$OUT" "$p: ok, 5 rules, 1 warning"
+  want_line "$ERR" "capdelegate: warning: $p:1: alice cap_net_raw: ended at $ago (1m ago): login no longer grants it; remove the line"
+  want_line "$ERR" "capdelegate: note: $p:2: bob cap_syslog: ends at $soon (in 1d 23h)"
+  want_text "$ERR" "capdelegate: note: $p:4: dave none: not yet in force: starts at 2099-01-01T00:00Z (in 26"
+  no_text "$ERR" "$p:3"; no_text "$ERR" "$p:5"
+  [ "$(count_lines "$OUT" '^rule	')" -eq 5 ] || fail "want every line listed"
+  want_line "$OUT" "window\t$p:1\talice\tcap_net_raw\tfrom=-\tuntil=$ago\tended"
+  want_line "$OUT" "window\t$p:2\tbob\tcap_syslog\tfrom=-\tuntil=$soon\tin force"
+  want_line "$OUT" "window\t$p:4\tdave\tnone\tfrom=2099-01-01T00:00Z\tuntil=-\tnot yet"
+  no_text "$OUT" "window	$p:5"
+  # notes alone: exit 0
+  p=$(printf 'dave none from 2099-01-01T00:00Z\nbob cap_syslog until %s\n' "$soon" | policy notes)
+  win_check; want_rc 0; want_line "$OUT" "$p: ok, 2 rules, 0 warnings"
+  want_text "$ERR" "note: $p:1: dave none: not yet in force"; want_text "$ERR" "note: $p:2: bob cap_syslog: ends at"
+  # --staged judges the staged text's windows the same way
+  printf '* cap_syslog until 2001-01-01T00:00Z\n' >"$CASE_DIR/staged.conf"
+  win_check --staged "$CASE_DIR/staged.conf"; want_rc 1
+  want_text "$ERR" "warning: $CASE_DIR/staged.conf:1: * cap_syslog: ended at 2001-01-01T00:00Z ("
+}
+
+# --warn-within DURATION: d, h, m or s; 0 turns the note off; anything else is refused.
+t_windows_check_warn_within() {
+  need_root; local p d
+  p=$(printf 'bob cap_syslog until %s\nalice cap_net_raw until %s\n' "$(win_time '+2 days')" "$(win_time '+1 hour')" | policy)
+  win_check; want_text "$ERR" "note: $p:1: bob"; want_text "$ERR" "note: $p:2: alice"
+  for d in 36h 47h 90m; do
+    win_check --warn-within "$d"; want_rc 0; no_text "$ERR" "$p:1:"; want_text "$ERR" "note: $p:2: alice cap_net_raw: ends at"
+  done
+  for d in 3d 49h 2880m 172801s; do
+    win_check --warn-within "$d"; want_rc 0; want_text "$ERR" "note: $p:1: bob"
+  done
+  win_check --warn-within 59m; no_text "$ERR" "ends at"
+  win_check --warn-within 0; want_rc 0; no_text "$ERR" "ends at"
+  # an ended line is a warning whatever --warn-within says
+  p=$(printf 'bob cap_syslog until 2001-01-01T00:00Z\n' | policy old)
+  win_check --warn-within 0; want_rc 1; want_text "$ERR" "warning: $p:1: bob cap_syslog: ended at 2001-01-01T00:00Z"
+  for d in 7x 7 -1d 1.5d "" d 7dd " 7d" 99999999999999999999d 0d0; do
+    win_check --warn-within "$d"; want_rc 2
+    want_text "$ERR" "capdelegate: check: --warn-within '$d': a whole number and its unit"
+    [ ! -s "$OUT" ] || fail "--warn-within '$d' judged something"
+  done
+  win_check --warn-within 0d; want_rc 1
+}
+
+# Lines add up only while both are in force: a "none" that starts when a grant ends
+# contradicts nothing; one that overlaps it is the contradiction it always was.
+t_windows_check_contradiction_in_time() {
+  need_root; local p
+  p=$(printf 'dave cap_kill until 2030-01-01T00:00Z\ndave none from 2030-01-01T00:00Z\n' | policy apart)
+  win_check; want_rc 0; no_text "$ERR" "contradicts"
+  p=$(printf 'dave cap_kill until 2030-01-01T00:00Z\ndave none from 2029-12-31T23:59:59Z\n' | policy overlap)
+  win_check; want_rc 1
+  want_line "$ERR" "capdelegate: warning: $p:2: \"none\" for dave contradicts $p:1: a subject's lines add up, so the lines of dave grant cap_kill"
+}
+
+t_windows_check_tz_hostile() {
+  need_root; local p
+  p=$(printf 'alice cap_net_raw until 2001-01-01T00:00:01Z\nbob cap_syslog from 2099-01-01T00:00Z\n* none from 2001-01-01T00:00Z until 2099-12-31T23:59:59Z\n' | policy)
+  touch -d '-1 hour' "$p"	# no "modified N seconds ago" note, which counts seconds
+  win_same_under_tz check --config "$p" --confdir ""
+  win_same_under_tz check --config "$p" --confdir "" --tsv --warn-within 36h
+  win_check; want_text "$ERR" "ended at 2001-01-01T00:00:01Z ("
+}
+
+# capdelegate(8), edit: a malformed window is an error like any other (the core judges the
+# copy): the file is not installed. A window without its Z, then one ending before it starts.
+t_windows_edit_refuses_malformed_window() {
+  need_root; policy_dir; local before
+  before=$(snap "$P")
+  ED=$(editor nozone <<'SH'
+printf 'bob cap_kill until 2030-01-01T00:00\n' >>"$f"
+SH
+)
+  cd_edit; want_rc 1
+  want_text "$ERR" "$CASE_DIR/etc/.capdelegate.conf.edit:2: a time without its zone: times are UTC and written with Z"
+  want_text "$ERR" "$P left untouched"
+  same_file "$P" "$before"; no_leftovers
+  ED=$(editor backwards <<'SH'
+printf 'bob cap_kill from 2030-01-02T00:00Z until 2030-01-01T00:00Z\n' >>"$f"
+SH
+)
+  cd_edit; want_rc 1; want_text "$ERR" "the window ends before it starts"
+  same_file "$P" "$before"; no_leftovers
+  # a well-formed window is installed; an ended line is shown as the warning it is
+  ED=$(editor good <<'SH'
+printf 'bob cap_kill until 2001-01-01T00:00Z\n' >>"$f"
+SH
+)
+  cd_edit; want_rc 0
+  want_text "$ERR" "warning: $CASE_DIR/etc/.capdelegate.conf.edit:2: bob cap_kill: ended at 2001-01-01T00:00Z ("
+  want_line "$OUT" "$P: installed, 2 rules, 1 warning in the policy"
+  want_text "$P" "bob cap_kill until 2001-01-01T00:00Z"
 }

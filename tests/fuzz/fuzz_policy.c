@@ -18,7 +18,11 @@
  *  - monotonicity: appending a line for another user changes nobody's grant; a user line for U
  *    decides U's set whatever U's groups say; a group line changes only its members without a
  *    user line; a "*" line only users no user or group line names;
- *  - the module's rule filter (cd_rule_may_match) keeps every rule that decides the grant.
+ *  - the module's rule filter (cd_rule_may_match) keeps every rule that decides the grant;
+ *  - windows (capdelegate.conf(5), WINDOWS): each line's from/until as read here (a calendar of
+ *    its own, day by day), printed back with gmtime_r and read again; judged at an instant
+ *    drawn from the input (each edge, a second before and after), cd_policy_at leaves exactly
+ *    the lines in force and the grant is RESOLUTION's over those lines.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +35,7 @@
 #include <strings.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cd_policy.h"
@@ -145,6 +150,8 @@ struct ref_rule {
 	size_t namelen;
 	cd_capmask caps;
 	size_t line;
+	int has_from, has_until;
+	int64_t from, until;
 };
 
 static int is_blank(char c)
@@ -196,6 +203,65 @@ static cd_capmask token_caps(const char *t, size_t len)
 	return 0;
 }
 
+/* A window's TIME, read the simple way: YYYY-MM-DDTHH:MM[:SS]Z, counted day by day from 1970.
+ * Aborts when an accepted policy holds a time this reading refuses. */
+static int64_t ref_time(const char *t, size_t len)
+{
+	int y, mo, d, h, mi, sec = 0, n = 0;
+	char buf[32];
+	CHECK(len == 17 || len == 20);
+	memcpy(buf, t, len);
+	buf[len] = '\0';
+	if (len == 17)
+		CHECK(sscanf(buf, "%4d-%2d-%2dT%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &n) == 5);
+	else
+		CHECK(sscanf(buf, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &y, &mo, &d, &h, &mi, &sec, &n) == 6);
+	CHECK((size_t)n == len);
+	for (size_t i = 0; i < len; i++)
+		CHECK(strchr("0123456789-T:Z", t[i]) != NULL);
+	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	CHECK(y >= 1970 && mo >= 1 && mo <= 12 && d >= 1 &&
+	      d <= mdays[mo - 1] + (mo == 2 && leap) && h < 24 && mi < 60 && sec < 60);
+	int64_t days = 0;
+	for (int k = 1970; k < y; k++)
+		days += 365 + ((k % 4 == 0 && k % 100 != 0) || k % 400 == 0);
+	for (int k = 1; k < mo; k++)
+		days += mdays[k - 1] + (k == 2 && leap);
+	days += d - 1;
+	return days * 86400 + h * 3600 + mi * 60 + sec;
+}
+
+/* The window after the capabilities, l[i..len): "from TIME", "until TIME", in either order. */
+static void ref_window(const char *l, size_t i, size_t len, struct ref_rule *r)
+{
+	while (i < len) {
+		while (i < len && is_blank(l[i]))
+			i++;
+		size_t w = i;
+		while (i < len && !is_blank(l[i]))
+			i++;
+		int from = i - w == 4 && memcmp(l + w, "from", 4) == 0;
+		CHECK(from || (i - w == 5 && memcmp(l + w, "until", 5) == 0));
+		while (i < len && is_blank(l[i]))
+			i++;
+		size_t t = i;
+		while (i < len && !is_blank(l[i]))
+			i++;
+		CHECK(from ? !r->has_from : !r->has_until);
+		if (from) {
+			r->has_from = 1;
+			r->from = ref_time(l + t, i - t);
+		} else {
+			r->has_until = 1;
+			r->until = ref_time(l + t, i - t);
+		}
+		while (i < len && is_blank(l[i]))
+			i++;
+	}
+	CHECK(!(r->has_from && r->has_until) || r->until > r->from);
+}
+
 /* Read an accepted policy the simple way; returns the number of rules written to @out. */
 static size_t ref_parse(const char *text, size_t size, struct ref_rule *out, size_t *nlines)
 {
@@ -234,8 +300,9 @@ static size_t ref_parse(const char *text, size_t size, struct ref_rule *out, siz
 			r->kind = CD_SUBJECT_USER;
 			CHECK(good_name(l + s, i - s, r->name, &r->namelen));
 		}
-		/* The rest: tokens separated by commas, blanks around them. */
+		/* The rest: tokens separated by commas, blanks around them, up to a window. */
 		r->caps = 0;
+		r->has_from = r->has_until = 0;
 		size_t ntok = 0, nnone = 0;
 		while (i < len) {
 			while (i < len && (is_blank(l[i]) || l[i] == ','))
@@ -245,6 +312,11 @@ static size_t ref_parse(const char *text, size_t size, struct ref_rule *out, siz
 				i++;
 			if (i == t)
 				break;
+			if (is_blank(l[t - 1]) && ((i - t == 4 && memcmp(l + t, "from", 4) == 0) ||
+						   (i - t == 5 && memcmp(l + t, "until", 5) == 0))) {
+				ref_window(l, t, len, r);
+				break;
+			}
 			cd_capmask m = token_caps(l + t, i - t);
 			nnone += m == 0;
 			ntok++;
@@ -261,6 +333,9 @@ static void same_rules(const struct cd_policy *pol, const struct ref_rule *ref, 
 	for (size_t i = 0; i < n; i++) {
 		const struct cd_rule *r = &pol->rules[i];
 		CHECK(r->kind == ref[i].kind && r->caps == ref[i].caps && r->line == ref[i].line);
+		CHECK(r->has_from == ref[i].has_from && r->has_until == ref[i].has_until);
+		CHECK(!r->has_from || r->from == ref[i].from);
+		CHECK(!r->has_until || r->until == ref[i].until);
 		if (r->kind == CD_SUBJECT_DEFAULT)
 			CHECK(r->name == NULL);
 		else
@@ -291,6 +366,23 @@ static char *print_rules(const struct cd_policy *pol, size_t *len)
 			CHECK(cap_names[c] != NULL);
 			fprintf(f, "%s%s", first ? "" : ", ", cap_names[c]);
 			first = 0;
+		}
+		/* the window, printed by the C library's calendar (gmtime_r reads no TZ) */
+		const int64_t *bound[2] = { r->has_from ? &r->from : NULL, r->has_until ? &r->until : NULL };
+		for (int k = 0; k < 2; k++) {
+			if (bound[k] == NULL)
+				continue;
+			time_t t = (time_t)*bound[k];
+			struct tm tm;
+			CHECK(gmtime_r(&t, &tm) != NULL);
+			fprintf(f, " %s %04d-%02d-%02dT%02d:%02d:%02dZ", k ? "until" : "from",
+				tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+			/* and the core's printer reads back to the same second */
+			char buf[32];
+			int64_t back;
+			const char *why;
+			cd_time_format(*bound[k], buf, sizeof(buf));
+			CHECK(cd_time_parse(buf, strlen(buf), &back, &why) == 0 && back == *bound[k]);
 		}
 		fputc('\n', f);
 
@@ -353,6 +445,64 @@ static struct result resolve(const struct cd_policy *pol, const struct cd_user *
 	CHECK((g.nmatched == 0) == (g.via == CD_SUBJECT_NONE));
 	cd_grant_free(&g);
 	return r;
+}
+
+/* RESOLUTION over the lines in force at @now, by the windows' own definition: in force from
+ * `from` (included) until `until` (excluded). */
+static struct result ref_resolve_at(const struct cd_policy *pol, const struct cd_user *u, int64_t now)
+{
+	struct cd_policy in_force = *pol;
+	struct cd_rule *kept = calloc(pol->nrules + 1, sizeof(*kept));
+	CHECK(kept != NULL);
+	in_force.nrules = 0;
+	for (size_t i = 0; i < pol->nrules; i++) {
+		const struct cd_rule *r = &pol->rules[i];
+		if ((!r->has_from || now >= r->from) && (!r->has_until || now < r->until))
+			kept[in_force.nrules++] = *r;
+	}
+	in_force.rules = kept;
+	struct result res = ref_resolve(&in_force, u);
+	free(kept);
+	return res;
+}
+
+/* The policy judged at an instant drawn from @h: an edge of one of its windows, a second
+ * before or after it, or a time far from every edge. */
+static void check_windows(const char *t, size_t tlen, const struct cd_policy *full, uint64_t h)
+{
+	int64_t now = 1893456000;	/* 2030-01-01T00:00Z */
+	if (full->nrules > 0) {
+		const struct cd_rule *r = &full->rules[(h >> 12) % full->nrules];
+		int64_t edge = r->has_from ? r->from : r->has_until ? r->until : now;
+		if (r->has_until && ((h >> 20) & 1))
+			edge = r->until;
+		now = edge + (int64_t)((h >> 21) % 3) - 1;
+	}
+	struct cd_policy pol;
+	CHECK(load(&pol, t, tlen, NULL, NULL) == CD_POLICY_OK);
+	CHECK(cd_policy_at(&pol, now) == 0);
+	CHECK(pol.nrules + pol.noutside == full->nrules);
+	for (size_t i = 0, a = 0, b = 0; i < full->nrules; i++) {
+		const struct cd_rule *r = &full->rules[i];
+		int in = (!r->has_from || now >= r->from) && (!r->has_until || now < r->until);
+		const struct cd_rule *got = in ? &pol.rules[a++] : &pol.outside[b++];
+		CHECK(in ? a <= pol.nrules : b <= pol.noutside);
+		/* @t is the policy printed back: its rule i is on line i + 1 */
+		CHECK(got->line == i + 1 && got->kind == r->kind && got->caps == r->caps);
+	}
+	for (size_t i = 0; i < NUSERS; i++) {
+		struct result got = resolve(&pol, &users[i]), want = ref_resolve_at(full, &users[i], now);
+		CHECK(got.caps == want.caps && got.via == want.via);
+	}
+	/* until the next edge, the verdicts stay: the module caches a grant that long */
+	int64_t next = cd_policy_next_edge(&pol, now);
+	CHECK(next > now);
+	for (size_t i = 0; i < full->nrules; i++) {
+		const struct cd_rule *r = &full->rules[i];
+		CHECK(!r->has_from || r->from <= now || r->from >= next);
+		CHECK(!r->has_until || r->until <= now || r->until >= next);
+	}
+	cd_policy_free(&pol);
 }
 
 /* Also the module's shortcuts: "does a user line decide?" and "are groups needed at all?". */
@@ -471,6 +621,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < pol.nrules; i++) {
 		const struct cd_rule *a = &pol.rules[i], *b = &pol2.rules[i];
 		CHECK(a->kind == b->kind && a->caps == b->caps && b->line == i + 1);
+		CHECK(a->has_from == b->has_from && a->has_until == b->has_until);
+		CHECK((!a->has_from || a->from == b->from) && (!a->has_until || a->until == b->until));
 		CHECK(a->kind == CD_SUBJECT_DEFAULT || strcmp(a->name, b->name) == 0);
 	}
 	resolve_all(&pol2, again);
@@ -480,6 +632,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	check_appended(t, tlen, res, h);
 	check_filtered(t, tlen, res, h);
+	check_windows(t, tlen, &pol, h);
 	free(t);
 	cd_policy_free(&pol);
 	return 0;

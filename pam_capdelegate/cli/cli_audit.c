@@ -26,7 +26,8 @@ static const char usage[] =
 	"vanished during the scan and errors are listed too. Exit 0 without findings, 1 with\n"
 	"findings, 2 on errors (policy rejected, marks file rejected, any PATH or entry that could\n"
 	"not be read) or error-level findings (fP-bypass, mark-refused, mark-error, ambient-grant,\n"
-	"userdb-invalid).\n"
+	"userdb-invalid, grant-unknown). With --processes, 1 also when a thread holds more than\n"
+	"the policy gives its user now (stale-grant).\n"
 	"\n"
 	"  --config FILE   policy (default " CD_DEFAULT_CONFIG ")\n"
 	"  --confdir DIR   its drop-ins, as the module's confdir= (default " CD_DEFAULT_CONFDIR ";\n"
@@ -34,7 +35,8 @@ static const char usage[] =
 	"  --marks FILE    declared file marks (default " CD_DEFAULT_MARKS ", if it exists)\n"
 	"  --json          one JSON document (schema in capdelegate(8))\n"
 	"  --tsv           tab-separated records even on a terminal (the default elsewhere)\n"
-	"  --processes     also list running threads with a non-empty inheritable set\n"
+	"  --processes     also list running threads with a non-empty inheritable set, and\n"
+	"                  report each holding more than the policy gives its user now\n"
 	"  --threads N     walk with N threads, N >= 1 (default: one per usable CPU)\n"
 	"  --all-fs        also enter pseudo and remote filesystems\n"
 	"  --userdb DIR    read systemd's user records (NAME.user) from DIR instead of its search\n"
@@ -367,6 +369,64 @@ static int build_findings(struct cli_audit *a)
 	return userdb_findings(a);
 }
 
+/* Who holds a thread and where it runs, for a finding's message: "alice (uid 1001), audit
+ * session 5, unit session-5.scope"; every name escaped. NULL when memory ran out. */
+static char *holder_text(const struct cli_proc *p)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	if (f == NULL)
+		return NULL;
+	if (p->user != NULL) {
+		cli_print_name(f, p->user);
+		fprintf(f, " (uid %u)", (unsigned)p->uid);
+	} else {
+		fprintf(f, "uid %u (no name in NSS)", (unsigned)p->uid);
+	}
+	if (p->has_sessionid)
+		fprintf(f, ", audit session %u", p->sessionid);
+	else
+		fputs(", no audit session", f);
+	if (p->unit != NULL) {
+		fputs(", unit ", f);
+		cli_text_escape(f, p->unit);
+	}
+	return fclose(f) == 0 ? text : (free(text), NULL);
+}
+
+/* audit --processes: each thread holding pI beyond what the policy gives its user now
+ * (stale-grant), or whose user's grant cannot be computed (grant-unknown); cli_procs_judge
+ * judged them. The path names the thread: /proc/PID for a main thread. */
+static int process_findings(struct cli_audit *a)
+{
+	for (size_t i = 0; i < a->nprocs; i++) {
+		const struct cli_proc *p = &a->procs[i];
+		if (p->state != CLI_PROC_STALE && p->state != CLI_PROC_UNKNOWN)
+			continue;
+		char path[64];
+		if (p->tid == p->pid)
+			snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
+		else
+			snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)p->pid, (int)p->tid);
+		char *who = holder_text(p), *granted = cd_capmask_to_text(p->grant);
+		int rc = who == NULL || granted == NULL ? -1
+			 : p->state == CLI_PROC_STALE
+			 ? add_finding(a, "stale-grant", path, 0, p->inheritable & ~p->grant, "%s: "
+				       "its inheritable set holds these, which the policy does not give "
+				       "the user now (it gives %s); no process can take them from "
+				       "another: they stay until the session ends", who, granted)
+			 : add_finding(a, "grant-unknown", path, 0, p->inheritable, "%s: what the "
+				       "policy gives the user now cannot be computed (%s): its "
+				       "inheritable set is not judged", who, p->why);
+		free(who);
+		free(granted);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* fP, fI and fE of a value the kernel would not show are unknown, not empty: a revision-1
  * value still grants at exec. */
 static void print_file(struct cli_table *t, const struct cli_capfile *f)
@@ -617,6 +677,14 @@ int cli_audit_main(int argc, char **argv)
 		rc = -1;
 	if (rc == 0 && a.want_procs && cli_procs_scan(&a.procs, &a.nprocs) < 0)
 		a.incomplete = 1;
+	/* each thread's pI against the grant now; a failure to judge is said there, and no
+	 * report follows (a thread shown unjudged would read as one within its grant) */
+	if (rc == 0 && a.want_procs && cli_procs_judge(&a.pol, a.procs, a.nprocs) < 0) {
+		audit_free(&a);
+		return CLI_ERROR;
+	}
+	if (rc == 0 && a.want_procs && process_findings(&a) < 0)
+		rc = -1;
 	if (rc < 0) {
 		cli_out_of_memory("audit", "no report");
 		audit_free(&a);

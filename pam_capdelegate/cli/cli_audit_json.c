@@ -20,7 +20,8 @@
  * scan.vanished, errors[] and vanished[] added. 3: host and host_hex added (report).
  * 4: userdb (systemd's user records) added. 5: machine_id and userdb.records[].privileged
  * added. 6: policy.at (the moment the lines' windows are judged at), policy.rules[] holds every
- * line, in force or not, each with from, until and in_force; the ended-line finding. */
+ * line, in force or not, each with from, until and in_force; the ended-line finding;
+ * processes[].state, grant, beyond, sessionid and unit. */
 #define SCHEMA_VERSION 6
 
 /* "key": "text", "key_hex": "bytes" - the string for people, the hex for exact bytes. */
@@ -165,6 +166,34 @@ static void json_finding(FILE *out, const struct cli_audit *a, const struct cli_
 	fputc('}', out);
 }
 
+static void json_caps_or_null(FILE *out, int has, cd_capmask m)
+{
+	if (has)
+		cli_json_caps(out, m);
+	else
+		fputs("null", out);
+}
+
+/* What audit made of the thread (cli_procs_judge) and the login it belongs to. */
+static void json_proc_judged(FILE *out, const struct cli_proc *p)
+{
+	int judged = p->state == CLI_PROC_STALE || p->state == CLI_PROC_WITHIN;
+	fprintf(out, ",\"state\":\"%s\",\"grant\":", cli_proc_state_str(p->state));
+	json_caps_or_null(out, judged, p->grant);
+	fputs(",\"beyond\":", out);
+	json_caps_or_null(out, judged, p->inheritable & ~p->grant);
+	fputs(",\"sessionid\":", out);
+	if (p->has_sessionid)
+		fprintf(out, "%u", p->sessionid);
+	else
+		fputs("null", out);
+	fputc(',', out);
+	if (p->unit != NULL)	/* hostile bytes: a user names its manager's cgroups */
+		json_name(out, "unit", p->unit);
+	else
+		fputs("\"unit\":null,\"unit_hex\":null", out);
+}
+
 static void json_procs(FILE *out, const struct cli_audit *a)
 {
 	fputs("\"processes\":[", out);
@@ -186,6 +215,7 @@ static void json_procs(FILE *out, const struct cli_audit *a)
 		cli_json_caps(out, p->effective);
 		fputs(",\"ambient\":", out);
 		cli_json_caps(out, p->ambient);
+		json_proc_judged(out, p);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -210,14 +240,6 @@ static void json_problems(FILE *out, const struct cli_scan *scan)
 		fputc('}', out);
 	}
 	fputc(']', out);
-}
-
-static void json_caps_or_null(FILE *out, int has, cd_capmask m)
-{
-	if (has)
-		cli_json_caps(out, m);
-	else
-		fputs("null", out);
 }
 
 /* "key": "text", "key_hex": "bytes", or both null. */

@@ -384,7 +384,7 @@ int cli_wants_help(int argc, char **argv, const char *usage)
 int cli_finding_is_error(const char *id)
 {
 	static const char *const errors[] = { "fP-bypass", "mark-refused", "mark-error",
-					      "ambient-grant", "userdb-invalid" };
+					      "ambient-grant", "userdb-invalid", "grant-unknown" };
 	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
 		if (strcmp(id, errors[i]) == 0)
 			return 1;

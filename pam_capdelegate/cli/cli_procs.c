@@ -3,7 +3,7 @@
  * thread only), so every thread is read: /proc/PID/task/TID/status gives one thread's uid and
  * four sets (CapInh, CapPrm, CapEff, CapAmb: the kernel's hex masks) in one read, the view of
  * one moment; /proc/PID/task/TID/comm its name (its own bytes and a newline, unescaped, unlike
- * status's "Name:").
+ * status's "Name:"); sessionid and cgroup the login it belongs to.
  */
 #include "config.h"
 
@@ -81,12 +81,109 @@ static int read_status(struct cli_proc *p)
 	return seen == 0x1f ? 0 : -1;
 }
 
-/* The name of @uid into *@name (NULL when it has none); -1 when memory ran out. */
-static int user_name(uid_t uid, char **name)
+/* The name of @p's uid into p->user (NULL when NSS has none, or the lookup failed: then
+ * p->user_errno says why). -1 when memory ran out. getpwuid_r, not getpwuid: a failed lookup
+ * must not read as "no such user" (errno is only meaningful from the _r form). */
+static int user_name(struct cli_proc *p)
 {
-	struct passwd *pw = getpwuid(uid);
-	*name = pw != NULL ? strdup(pw->pw_name) : NULL;
-	return pw != NULL && *name == NULL ? -1 : 0;
+	struct passwd pw, *res = NULL;
+	char *buf = NULL;
+	int rc;
+	for (size_t size = 1024;; size *= 2) {
+		char *nb = realloc(buf, size);
+		if (nb == NULL) {
+			free(buf);
+			return -1;
+		}
+		buf = nb;
+		rc = getpwuid_r(p->uid, &pw, buf, size, &res);
+		if (rc != ERANGE || size >= 1024 * 1024)
+			break;
+	}
+	p->user_errno = rc;
+	if (rc == 0 && res != NULL && (p->user = strdup(pw.pw_name)) == NULL) {
+		free(buf);
+		return -1;
+	}
+	free(buf);
+	return rc == ENOMEM ? -1 : 0;
+}
+
+/* The thread's audit session id: "4294967295" (AUDIT_SID_UNSET) when no login set its
+ * loginuid; no file without CONFIG_AUDIT. Left unset unless a whole number is read. */
+static void read_sessionid(struct cli_proc *p)
+{
+	char path[80], buf[24];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/sessionid", (int)p->pid, (int)p->tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(buf, &end, 10);
+	if (errno == 0 && end != buf && (*end == '\0' || *end == '\n') && v < 4294967295UL) {
+		p->sessionid = (unsigned)v;
+		p->has_sessionid = 1;
+	}
+}
+
+/* The innermost unit (NAME.scope, NAME.service) of cgroup path @path into p->unit; whether
+ * the path lies below /system.slice/. -1 when memory ran out. */
+static int unit_of(struct cli_proc *p, const char *path)
+{
+	p->system_slice = strncmp(path, "/system.slice/", 14) == 0;
+	const char *unit = NULL;
+	size_t len = 0;
+	for (const char *c = path; *c != '\0';) {
+		const char *slash = strchr(c, '/');
+		size_t n = slash ? (size_t)(slash - c) : strlen(c);
+		if ((n > 6 && memcmp(c + n - 6, ".scope", 6) == 0) ||
+		    (n > 8 && memcmp(c + n - 8, ".service", 8) == 0)) {
+			unit = c;
+			len = n;
+		}
+		c += n + (slash != NULL);
+	}
+	free(p->unit);
+	p->unit = unit ? strndup(unit, len) : NULL;
+	return unit && p->unit == NULL ? -1 : 0;
+}
+
+/* The thread's systemd cgroup: the "name=systemd" hierarchy's line (cgroup v1, hybrid) or
+ * else the unified one's ("0::"). Nothing when unreadable. -1 when memory ran out. */
+static int read_cgroup(struct cli_proc *p)
+{
+	char path[80];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/cgroup", (int)p->pid, (int)p->tid);
+	FILE *fp = fopen(path, "re");
+	if (fp == NULL)
+		return errno == ENOMEM ? -1 : 0;
+	char *line = NULL;
+	size_t alloc = 0;
+	ssize_t n;
+	int rc = 0, named = 0;
+	while (rc == 0 && !named && (errno = 0, n = getline(&line, &alloc, fp)) > 0) {
+		if (line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		char *c = strchr(line, ':');
+		char *path_part = c ? strchr(c + 1, ':') : NULL;
+		if (path_part == NULL)
+			continue;
+		*path_part++ = '\0';
+		named = strcmp(c + 1, "name=systemd") == 0;
+		if (named || strcmp(line, "0") == 0)
+			rc = unit_of(p, path_part);
+	}
+	if (rc == 0 && !named && errno == ENOMEM)
+		rc = -1;	/* never a unit left out in silence */
+	free(line);
+	fclose(fp);
+	return rc;
 }
 
 static int all_digits(const char *s)
@@ -134,9 +231,12 @@ static int scan_threads(const char *pid, struct cli_proc **procs, size_t *n, siz
 			free(p.comm);
 			continue;
 		}
-		if (comm < 0 || user_name(p.uid, &p.user) < 0 || push(procs, n, cap, &p) < 0) {
+		read_sessionid(&p);
+		if (comm < 0 || user_name(&p) < 0 || read_cgroup(&p) < 0 ||
+		    push(procs, n, cap, &p) < 0) {
 			free(p.comm);
 			free(p.user);
+			free(p.unit);
 			rc = -1;
 		}
 	}
@@ -171,6 +271,8 @@ void cli_procs_free(struct cli_proc *procs, size_t nprocs)
 	for (size_t i = 0; i < nprocs; i++) {
 		free(procs[i].comm);
 		free(procs[i].user);
+		free(procs[i].unit);
+		free(procs[i].why);
 	}
 	free(procs);
 }

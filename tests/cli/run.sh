@@ -50,6 +50,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/plausible-cases.sh"
 # shellcheck source=tests/cli/windows-cases.sh
 . "$HERE/windows-cases.sh"
+# shellcheck source=tests/cli/procs-cases.sh
+. "$HERE/procs-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -941,7 +943,13 @@ p = [x for x in d["processes"] if x["pid"] == pid]
 assert p == [{"pid": pid, "tid": pid, "uid": 1001, "user": "alice", "comm": "fields",
               "inheritable": ["cap_net_bind_service", "cap_net_admin", "cap_net_raw", "cap_syslog"],
               "permitted": ["cap_net_bind_service", "cap_net_admin", "cap_net_raw"],
-              "effective": ["cap_net_admin"], "ambient": ["cap_net_raw"]}], p
+              "effective": ["cap_net_admin"], "ambient": ["cap_net_raw"],
+              # alice's grant is cap_net_raw; the session and unit are the test's own
+              "state": "stale", "grant": ["cap_net_raw"],
+              "beyond": ["cap_net_bind_service", "cap_net_admin", "cap_syslog"],
+              "sessionid": p[0]["sessionid"], "unit": p[0]["unit"], "unit_hex": p[0]["unit_hex"]}], p
+sid = int(open("/proc/self/sessionid").read())   # the case's own, which the process inherited
+assert p[0]["sessionid"] == (None if sid == 4294967295 else sid), p
 def rejects(doc):
     with open(out + ".mut", "w") as f:
         json.dump(doc, f)
@@ -1225,7 +1233,7 @@ CASES=(
   oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"
   "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${REPORT_CASES[@]}" "${USERDB_CASES[@]}" "${PLAUSIBLE_CASES[@]}"
-  "${WINDOWS_CASES[@]}"
+  "${WINDOWS_CASES[@]}" "${PROCS_CASES[@]}"
   "${FAULT_CASES[@]}"
 )
 

@@ -10,6 +10,8 @@
  *   CD_FAULT_NO_GRNAM=NAME[,NAME...]  a lookup of these groups by name fails with EIO: a test's
  *       tripwire for a login that must not fetch their member lists by name.
  *   CD_FAULT_USERS=NAME[,NAME...]  getpwnam_r fails with CD_FAULT_ERRNO for these names.
+ *   CD_FAULT_UIDS=UID[,UID...]  getpwuid_r fails with CD_FAULT_ERRNO for these uids (the
+ *       name of a running process's owner cannot be had).
  *   CD_FAULT_PWENT=N  getpwent lists N users, then fails with CD_FAULT_ERRNO (a directory
  *       whose listing broke off).
  *   CD_FAULT_PWENT_KEEPS_ERRNO=1  getpwent's end of the list (NULL) leaves errno as the caller
@@ -153,6 +155,18 @@ int getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t size, stru
 	int rc = as_glibc(next(f, pw, buf, size, res), (void **)res);
 	free(f);
 	return rc;
+}
+
+int getpwuid_r(uid_t uid, struct passwd *pw, char *buf, size_t size, struct passwd **res)
+{
+	int (*next)(uid_t, struct passwd *, char *, size_t, struct passwd **) =
+		(int (*)(uid_t, struct passwd *, char *, size_t, struct passwd **))dlsym(RTLD_NEXT, "getpwuid_r");
+	char key[24];
+	snprintf(key, sizeof(key), "%u", (unsigned)uid);
+	*res = NULL;
+	if (listed("CD_FAULT_UIDS", key))
+		return fault_errno();
+	return as_glibc(next(uid, pw, buf, size, res), (void **)res);
 }
 
 int getgrnam_r(const char *name, struct group *gr, char *buf, size_t size, struct group **res)

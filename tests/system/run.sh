@@ -309,16 +309,26 @@ root purge 'dpkg -L libpam-capdelegate capdelegate | sort >/root/lab/files
 dpkg --purge libpam-capdelegate capdelegate >/dev/null 2>&1; echo "@@ purge.rc=$?"
 left=$(while read -r f; do [ -e "$f" ] && [ ! -d "$f" ] && echo "$f"; done </root/lab/files)
 echo "@@ purge.left=$(echo $left)"
-echo "@@ purge.pam=$(grep -l pam_capdelegate /etc/pam.d/* | paste -sd, -)"' || true
+echo "@@ purge.pam=$(grep -l pam_capdelegate /etc/pam.d/* | paste -sd, -)"
+echo "@@ purge.audit=$(ls /etc/audit/rules.d | paste -sd, -) loaded=$(auditctl -l | grep -c key=capdelegate)"' || true
 check purge/dpkg-ok "$(fact purge 0 purge.rc)" [ "$(fact purge 0 purge.rc)" = 0 ]
 check purge/no-files-left "left: $(fact purge 0 purge.left)" [ -z "$(fact purge 0 purge.left)" ]
 check purge/no-pam-lines-left "in: $(fact purge 0 purge.pam)" [ -z "$(fact purge 0 purge.pam)" ]
+# the audit rules generated from the marks file go with the package, from rules.d and the kernel
+check purge/no-audit-rules-left "rules.d: $(fact purge 0 purge.audit)" [ "$(fact purge 0 purge.audit)" = "audit.rules loaded=0" ]
 login purged-bob bob bob lab-probe || true
 session purged-bob 1 bob purge/ssh-bob-logs-in-without-module
-root reinstall 'apt-get install -y -q /root/debs/*.deb >/dev/null 2>&1; pam-auth-update --enable capdelegate; echo "@@ reinstall.rc=$?"' || true
+root reinstall 'apt-get install -y -q /root/debs/*.deb >/dev/null 2>&1; pam-auth-update --enable capdelegate; echo "@@ reinstall.rc=$?"
+echo "@@ reinstall.audit=$(grep -c "^-a .*path=/usr/bin/ping " /etc/audit/rules.d/capdelegate.rules) loaded=$(auditctl -l | grep -c "path=/usr/bin/ping .*key=capdelegate")"' || true
 check reinstall/apt-and-pam-auth-update "$(fact reinstall 0 reinstall.rc)" [ "$(fact reinstall 0 reinstall.rc)" = 0 ]
+check reinstall/audit-rules-back "ping's rules in rules.d and loaded: $(fact reinstall 0 reinstall.audit)" \
+  [ "$(fact reinstall 0 reinstall.audit)" = "2 loaded=2" ]
 login reinstalled-alice alice alice lab-probe || true
 session reinstalled-alice 1 alice reinstall/ssh-alice
+
+# --- 7b. a session that outlives its grant: alice's line ends while she is logged in ------------
+# shellcheck source=tests/system/stale.sh
+. "$here/stale.sh"
 
 # --- 8. marks restored after package operations -----------------------------------------------
 # iputils-ping's postinst runs `setcap cap_net_raw+ep` on every install: everyone could ping. The
@@ -412,6 +422,71 @@ check readme-upgrade/apt-reinstalls-ping "apt-get status $(m apt.rc), $(m config
 check readme-upgrade/mark-back "$(m getcap)" [ "$(m getcap)" = "/usr/bin/ping cap_net_raw=i" ]
 check readme-upgrade/journal-names-restore "journal: $(m journal)" \
   eval '[[ $(m journal) == *"/usr/bin/ping: $postinst_caps -> cap_net_raw=i"* ]]'
+
+# --- 8b. the audit trail of the marked files ----------------------------------------------------
+# The package wrote /etc/audit/rules.d/capdelegate.rules (capdelegate marks audit-rules) when it
+# was configured, and auditd loaded it. Since then dpkg and apt replaced /usr/bin/ping (above): a
+# path rule follows the name, so the runs below are still recorded. auditd starts a fresh log
+# first (SIGUSR1), so that the log holds this step only: alice pings three times (granted
+# cap_net_raw: the exec gains it, BPRM_FCAPS), bob once (no grant: the exec is recorded, without
+# BPRM_FCAPS, and ping is refused), carol (cap_syslog) runs nothing. The step's log is kept in the
+# transcript (audit-step.log) for the host's tests of `capdelegate usage`.
+read -r -d '' audit_rotate <<'EOF' || true
+exec 2>&1; echo "@@ rules=$(grep -c '^-a ' /etc/audit/rules.d/capdelegate.rules)"
+echo "@@ loaded=$(auditctl -l | grep -c 'path=/usr/bin/ping .*key=capdelegate')"
+auditctl -l | grep capdelegate; auditctl -s | grep -E '^(enabled|pid|lost)'
+old=$(stat -c %i /var/log/audit/audit.log); kill -USR1 "$(cat /run/auditd.pid)"
+for _ in $(seq 50); do [ "$(stat -c %i /var/log/audit/audit.log)" != "$old" ] && break; sleep 0.2; done
+echo "@@ rotated=$([ "$(stat -c %i /var/log/audit/audit.log)" != "$old" ] && echo yes || echo no)"
+EOF
+root audit-rotate "$audit_rotate" || true
+a() { fact audit-rotate 0 "$1"; }
+# one rule per ABI (b64, b32) for each file the marks file declares
+check audit-trail/rules-file-from-marks "$(a rules) rules" eval '[ "$(a rules)" -ge 2 ] && [ $(( $(a rules) % 2 )) = 0 ]'
+check audit-trail/rules-loaded "auditctl -l: $(a loaded) ping rules" [ "$(a loaded)" -ge 1 ]
+check audit-trail/log-rotated "$(a rotated)" [ "$(a rotated)" = yes ]
+login audit-alice alice alice 'for i in 1 2 3; do ping -c1 -W3 127.0.0.1 >/dev/null 2>&1; echo "@@ ping$i.rc=$?"; done' || true
+login audit-bob bob bob 'ping -c1 -W3 127.0.0.1 2>&1 | tr "\n" " " | sed "s/^/@@ ping.out=/"; echo' || true
+check audit-trail/alice-pings-work "$(fact audit-alice 0 ping1.rc) $(fact audit-alice 0 ping2.rc) $(fact audit-alice 0 ping3.rc)" \
+  eval '[ "$(fact audit-alice 0 ping1.rc)$(fact audit-alice 0 ping2.rc)$(fact audit-alice 0 ping3.rc)" = 000 ]'
+check audit-trail/bob-ping-refused "$(fact audit-bob 0 ping.out)" eval '[[ $(fact audit-bob 0 ping.out) == *"Operation not permitted"* ]]'
+read -r -d '' audit_read <<'EOF' || true
+exec 2>&1; log=/var/log/audit/audit.log
+for u in alice bob carol; do
+  r=$(ausearch -if $log -k capdelegate -ui "$(id -u $u)" --raw 2>/dev/null)
+  echo "@@ $u.syscall=$(grep -c '^type=SYSCALL' <<<"$r")"
+  echo "@@ $u.fcaps=$(grep -c '^type=BPRM_FCAPS' <<<"$r")"
+  echo "@@ $u.exe=$(grep '^type=SYSCALL' <<<"$r" | grep -o ' exe="[^"]*"' | sort -u | paste -sd, -)"
+  echo "@@ $u.types=$(cut -d' ' -f1 <<<"$r" | sort -u | paste -sd, -)"
+  echo "@@ $u.syscall1=$(grep -m1 '^type=SYSCALL' <<<"$r")"
+  echo "@@ $u.fcaps1=$(grep -m1 '^type=BPRM_FCAPS' <<<"$r")"
+  echo "@@ $u.path1=$(grep -m1 '^type=PATH' <<<"$r")"
+done
+echo "@@ log.lines=$(wc -l <$log) log.bytes=$(wc -c <$log)"
+echo "@@ log.b64=$(gzip -9c $log | base64 -w0)"
+echo "@@ marks.b64=$(base64 -w0 /etc/security/capdelegate-files.conf)"
+echo "@@ policy.b64=$(base64 -w0 /etc/security/capdelegate.conf)"
+echo "@@ passwd.b64=$(grep -E '^(root|alice|bob|carol|dave|erin):' /etc/passwd | base64 -w0)"
+echo "@@ group.b64=$(grep -E '^(root|alice|bob|carol|dave|erin|netops):' /etc/group | base64 -w0)"
+capdelegate usage --help >/dev/null 2>&1 && echo "@@ usage=yes" || echo "@@ usage=no"
+EOF
+root audit-read "$audit_read" || true
+a() { fact audit-read 0 "$1"; }
+a log.b64 | base64 -d 2>/dev/null | gunzip >"$work/audit-step.log" 2>/dev/null || true
+for f in marks policy passwd group; do a "$f.b64" | base64 -d >"$work/audit-step.$f" 2>/dev/null || true; done
+log "audit-trail: the step's log, $(a log.lines), kept in $work/audit-step.log"
+check audit-trail/alice-three-runs-recorded "SYSCALL records: $(a alice.syscall), exe $(a alice.exe)" \
+  eval '[ "$(a alice.syscall)" = 3 ] && [ "$(a alice.exe)" = " exe=\"/usr/bin/ping\"" ]'
+check audit-trail/alice-runs-gain-from-file "BPRM_FCAPS records: $(a alice.fcaps): $(a alice.fcaps1)" \
+  eval '[ "$(a alice.fcaps)" = 3 ] && [[ $(a alice.fcaps1) =~ " fi="0*"2000 ".*" pp="0*"2000 " ]]'
+check audit-trail/bob-run-recorded-without-gain "SYSCALL $(a bob.syscall), BPRM_FCAPS $(a bob.fcaps): $(a bob.syscall1)" \
+  eval '[ "$(a bob.syscall)" = 1 ] && [ "$(a bob.fcaps)" = 0 ] && [[ $(a bob.syscall1) == *" key=\"capdelegate\""* ]]'
+check audit-trail/carol-nothing "SYSCALL records: $(a carol.syscall)" [ "$(a carol.syscall)" = 0 ]
+if [ "$(a usage)" = yes ]; then
+  : # capdelegate usage's checks come here
+else
+  skip audit-trail/usage "capdelegate usage is not in this build"
+fi
 
 # --- 9. the Ansible role (contrib/ansible) run from the host against this guest -----------------
 # bookworm only: the role is the same on both releases; the trixie image has no python3 for it.

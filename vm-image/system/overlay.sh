@@ -40,6 +40,9 @@ if [ "$release" != bookworm ]; then
   printf '%s\n' '/usr/bin/dmesg  cap_syslog=ei' >>"$stage/etc/security/capdelegate-files.conf"
 fi
 inroot capdelegate marks apply
+# Then the audit rules recording each run of a declared file, as the package's hooks keep them
+# (capdelegate-files.conf(5), AUDIT RULES); auditd loads them at boot.
+inroot /usr/lib/capdelegate/capdelegate-audit-rules
 
 # The profile must have put the module after pam_unix in common-auth and after pam_systemd in
 # common-session (see pam_capdelegate(8), "Debian: pam-auth-update").

@@ -33,6 +33,9 @@ static const char usage[] =
 	"                                                 set the declared marks, log each change\n"
 	"  marks audit-rules [--marks FILE] [--arch LIST] audit rules recording runs of marked files\n"
 	"  report  [--json|--tsv] FILE...                 a fleet's audit --json files in one view\n"
+	"  usage   [--since DURATION] [--json|--tsv|--propose] [--input FILE...]\n"
+	"                                                 the runs each grant made privileged,\n"
+	"                                                 the grants unused, from the audit trail\n"
 	"  decode  HEX                                    decode a raw security.capability value\n"
 	"  import-pam-cap [FILE]                          translate pam_cap's capability.conf\n"
 	"  help                                           this text\n"
@@ -49,6 +52,7 @@ int main(int argc, char **argv)
 		{ "audit", cli_audit_main }, { "decode", cli_decode_main },
 		{ "import-pam-cap", cli_import_main }, { "marks", cli_marks_main },
 		{ "edit", cli_edit_main }, { "report", cli_report_main },
+		{ "usage", cli_usage_main },
 	};
 	if (argc < 2) {
 		fputs(usage, stderr);

@@ -292,11 +292,10 @@ static void json_userdb(FILE *out, const struct cli_userdb *db)
 	fputs("]}", out);
 }
 
-/* This machine's ID as systemd reads /etc/machine-id (machine-id(5); id128_read_fd with the
- * plain format, all zeros refused): 32 hex digits of either case, a newline after them or
- * not, and nothing else. Into @id in lower case (as sd_id128_to_string writes it); 0, or -1
- * when it is unset ("uninitialized", empty, missing) or not so. */
-static int machine_id(char id[33])
+/* As systemd reads /etc/machine-id (machine-id(5); id128_read_fd with the plain format, all
+ * zeros refused): 32 hex digits of either case, a newline after them or not, and nothing
+ * else; lower case as sd_id128_to_string writes it. */
+int cli_machine_id(char id[33])
 {
 	char buf[38];	/* one byte more than the longest form systemd reads, a UUID's */
 	size_t n = 0;
@@ -341,7 +340,7 @@ void cli_audit_print_json(FILE *out, const struct cli_audit *a)
 	char id[33];
 	fprintf(out, "{\"version\":%d,", SCHEMA_VERSION);
 	json_name(out, "host", host);
-	if (machine_id(id) == 0)
+	if (cli_machine_id(id) == 0)
 		fprintf(out, ",\"machine_id\":\"%s\"", id);
 	else
 		fputs(",\"machine_id\":null", out);

@@ -116,6 +116,11 @@ int cli_import_main(int argc, char **argv);
 int cli_marks_main(int argc, char **argv);
 int cli_edit_main(int argc, char **argv);
 int cli_report_main(int argc, char **argv);
+int cli_usage_main(int argc, char **argv);
+
+/* This machine's ID from /etc/machine-id, as systemd reads it, in lower case: 0, or -1 when it
+ * is unset or not one (audit --json and usage --json name their host by it). */
+int cli_machine_id(char id[33]);
 
 /* Memory ran out where no message says so otherwise: "capdelegate: CMD: out of memory; WHAT
  * FOLLOWS" on stderr (no exit 2 is silent: capdelegate(8), EXIT STATUS). Returns -1. */

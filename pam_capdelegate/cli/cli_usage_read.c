@@ -1,0 +1,195 @@
+/* cli_usage_read.c - see cli_usage_read.h. */
+#include "config.h"
+
+#include <auparse.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_out.h"
+#include "cli_usage_read.h"
+
+/* What the callback needs and what it found, for the one record fed at a time. */
+struct ctx {
+	struct cu_state *st;
+	const char *key;
+	enum cu_kind kind;
+	const char *node;
+	const struct cu_head *head;
+	int done, rc;		/* rc: 0 taken or not one, -1 unreadable, -2 out of memory */
+	const char *why;
+	char **copies;		/* decoded values of this record (auparse reuses its buffer) */
+	size_t ncopies;
+	auparse_state_t *au;
+};
+
+static const char *field_raw(void *arg, const char *name)
+{
+	struct ctx *c = arg;
+	if (auparse_first_field(c->au) != 1)
+		return NULL;
+	return auparse_find_field(c->au, name);
+}
+
+static const char *field_text(void *arg, const char *name)
+{
+	struct ctx *c = arg;
+	if (field_raw(arg, name) == NULL)
+		return NULL;
+	const char *v = auparse_interpret_field(c->au);
+	char **more = v != NULL ? realloc(c->copies, (c->ncopies + 1) * sizeof(*more)) : NULL;
+	if (more == NULL)
+		return NULL;
+	c->copies = more;
+	if ((c->copies[c->ncopies] = strdup(v)) == NULL)
+		return NULL;
+	return c->copies[c->ncopies++];
+}
+
+static void event_ready(auparse_state_t *au, auparse_cb_event_t type, void *arg)
+{
+	struct ctx *c = arg;
+	if (type != AUPARSE_CB_EVENT_READY || c->done)
+		return;
+	c->done = 1;
+	if (auparse_get_num_records(au) != 1 || auparse_first_record(au) != 1) {
+		c->rc = -1;
+		c->why = "libauparse did not read it as one record";
+		return;
+	}
+	struct cu_fields f = { field_raw, field_text, c };
+	struct cu_rec r;
+	int got = cu_rec_read(&r, c->kind, &f, c->key, &c->why);
+	if (got < 0) {
+		c->rc = -1;
+		return;
+	}
+	if (got == 0)
+		return;
+	r.node = c->node;
+	r.sec = c->head->sec;
+	r.ms = c->head->ms;
+	if (cu_take(c->st, &r) != 0)
+		c->rc = -2;
+}
+
+static char *message(const char *name, unsigned long long n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static char *message(const char *name, unsigned long long n, const char *fmt, ...)
+{
+	char *out = NULL, *what = NULL;
+	size_t size = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	int ok = vasprintf(&what, fmt, ap) >= 0;
+	va_end(ap);
+	FILE *f = ok ? open_memstream(&out, &size) : NULL;
+	if (f != NULL) {
+		cli_text_escape(f, name);	/* the file's name is anyone's text: escaped */
+		fprintf(f, ": record %llu: %s", n, what);
+		if (fclose(f) != 0) {
+			free(out);
+			out = NULL;
+		}
+	}
+	free(what);
+	return out;
+}
+
+/* Feed one record usage needs to libauparse and take what it says. */
+static int feed(struct ctx *c, char *line, size_t len)
+{
+	c->done = 0;
+	c->rc = 0;
+	c->why = NULL;
+	line[len] = '\n';	/* auparse's feed splits at newlines: the record, whole */
+	int rc = auparse_feed(c->au, line, len + 1);
+	line[len] = '\0';
+	if (rc == 0)
+		auparse_flush_feed(c->au);
+	for (size_t i = 0; i < c->ncopies; i++)
+		free(c->copies[i]);
+	c->ncopies = 0;
+	if (rc != 0 || !c->done) {
+		c->why = "libauparse could not parse it";
+		return -1;
+	}
+	return c->rc;
+}
+
+int cu_read_stream(struct cu_state *st, FILE *in, const char *name, const char *key, char **err)
+{
+	struct ctx c = { .st = st, .key = key };
+	char *line = NULL, *key_q = NULL, *node = NULL;
+	size_t cap = 0, nodecap = 0;
+	unsigned long long n = 0;
+	int rc = -1;
+	*err = NULL;
+	if (asprintf(&key_q, " key=\"%s\"", key) < 0) {
+		key_q = NULL;
+		goto out;
+	}
+	if ((c.au = auparse_init(AUSOURCE_FEED, NULL)) == NULL)
+		goto out;
+	auparse_set_escape_mode(c.au, AUPARSE_ESC_RAW);	/* decoded values as their bytes */
+	auparse_add_callback(c.au, event_ready, &c, NULL);
+	for (;;) {
+		errno = 0;
+		ssize_t len = getline(&line, &cap, in);
+		if (len < 0) {
+			if (errno != 0 || ferror(in))
+				*err = message(name, n + 1, "cannot be read: %s", strerror(errno ? errno : EIO));
+			else
+				rc = 0;
+			break;
+		}
+		n++;
+		if (line[len - 1] != '\n') {
+			*err = message(name, n, "cut short: the last record has no end of line "
+				       "(a log being written, or truncated)");
+			break;
+		}
+		line[--len] = '\0';
+		struct cu_head h;
+		const char *why;
+		if (cu_head_parse(line, (size_t)len, &h, &why) != 0) {
+			*err = message(name, n, "not an audit record: %s", why);
+			break;
+		}
+		enum cu_kind kind = cu_line_kind(&h, line, (size_t)len, key_q);
+		if (kind == CU_NONE)
+			continue;
+		if (h.node_len + 1 > nodecap) {
+			char *p = realloc(node, h.node_len + 1);
+			if (p == NULL)
+				break;
+			node = p;
+			nodecap = h.node_len + 1;
+		}
+		memcpy(node, h.node ? h.node : "", h.node_len);
+		node[h.node_len] = '\0';
+		c.kind = kind;
+		c.node = node;
+		c.head = &h;
+		int got = feed(&c, line, (size_t)len);
+		if (got == -2)
+			break;
+		if (got < 0) {
+			*err = message(name, n, "%s record without a readable %s field", 
+				       kind == CU_GRANT ? "a grant" : kind == CU_LOGIN ? "a LOGIN" : "an exec",
+				       c.why ? c.why : "?");
+			break;
+		}
+	}
+out:
+	if (rc != 0 && *err == NULL)
+		*err = message(name, n, "out of memory");
+	if (c.au != NULL)
+		auparse_destroy(c.au);
+	free(c.copies);
+	free(line);
+	free(node);
+	free(key_q);
+	return rc;
+}

@@ -1,0 +1,700 @@
+/* cli_usage_rec.c - see cli_usage_rec.h. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_usage_rec.h"
+
+const char cu_why_no_session[] = "no-session";
+const char cu_why_no_record[] = "no-module-record";
+const char cu_why_ambiguous[] = "records-disagree";
+
+/* ---- the header of a line ------------------------------------------------------------ */
+
+/* Decimal digits at *@p (at most @max of them, at least one) into *@v; advances *@p. */
+static int digits(const char **p, const char *end, size_t max, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t n = 0;
+	while (s < end && *s >= '0' && *s <= '9' && (size_t)(s - *p) < max)
+		n = n * 10 + (uint64_t)(*s++ - '0');
+	if (s == *p || (s < end && *s >= '0' && *s <= '9'))
+		return -1;
+	*p = s;
+	*v = n;
+	return 0;
+}
+
+static int skip(const char **p, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+	if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
+		return -1;
+	*p += n;
+	return 0;
+}
+
+int cu_head_parse(const char *line, size_t len, struct cu_head *h, const char **why)
+{
+	const char *p = line, *end = line + len;
+	uint64_t sec, ms;
+	memset(h, 0, sizeof(*h));
+	if (skip(&p, end, "node=") == 0) {
+		h->node = p;
+		while (p < end && *p != ' ')
+			p++;
+		h->node_len = (size_t)(p - h->node);
+		if (h->node_len == 0 || skip(&p, end, " ") != 0) {
+			*why = "node= without a name";
+			return -1;
+		}
+	}
+	if (skip(&p, end, "type=") != 0) {
+		*why = "no type= where a record begins";
+		return -1;
+	}
+	h->type = p;
+	while (p < end && ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+			   *p == '[' || *p == ']'))
+		p++;
+	h->type_len = (size_t)(p - h->type);
+	if (h->type_len == 0 || skip(&p, end, " msg=audit(") != 0) {
+		*why = "no msg=audit( after the type";
+		return -1;
+	}
+	/* 19 digits keep a time in int64_t; the kernel writes milliseconds as 3 digits */
+	if (digits(&p, end, 18, &sec) != 0 || skip(&p, end, ".") != 0 ||
+	    digits(&p, end, 3, &ms) != 0 || skip(&p, end, ":") != 0 ||
+	    digits(&p, end, 20, &h->serial) != 0 || skip(&p, end, "):") != 0 ||
+	    (p < end && *p != ' ')) {
+		*why = "a malformed time stamp msg=audit(SECONDS.MS:SERIAL):";
+		return -1;
+	}
+	h->sec = (int64_t)sec;
+	h->ms = (unsigned)ms;
+	if (memchr(line, '\0', len) != NULL) {
+		*why = "a NUL byte in the record";
+		return -1;
+	}
+	return 0;
+}
+
+static int type_is(const struct cu_head *h, const char *t)
+{
+	return h->type_len == strlen(t) && memcmp(h->type, t, h->type_len) == 0;
+}
+
+enum cu_kind cu_line_kind(const struct cu_head *h, const char *line, size_t len, const char *key_q)
+{
+	if (type_is(h, "LOGIN"))
+		return CU_LOGIN;
+	if (type_is(h, "USER"))
+		return memmem(line, len, "op=capdelegate-grant ", 21) != NULL ? CU_GRANT : CU_NONE;
+	if (!type_is(h, "SYSCALL"))
+		return CU_NONE;
+	if (memmem(line, len, key_q, strlen(key_q)) != NULL)
+		return CU_EXEC;
+	/* several keys (joined by \001) or a key with blanks: the kernel writes it in hex */
+	for (const char *k = line; (k = memmem(k, len - (size_t)(k - line), " key=", 5)) != NULL; k += 5)
+		if (k + 5 < line + len && ((k[5] >= '0' && k[5] <= '9') || (k[5] >= 'A' && k[5] <= 'F')))
+			return CU_EXEC;
+	return CU_NONE;
+}
+
+/* ---- one record's fields --------------------------------------------------------------- */
+
+static int u32_field(const struct cu_fields *f, const char *name, uint32_t *v, const char **why)
+{
+	const char *s = f->raw(f->arg, name);
+	uint64_t n;
+	if (s == NULL || digits(&s, s + strlen(s), 10, &n) != 0 || *s != '\0' || n > CU_UNSET) {
+		*why = name;
+		return -1;
+	}
+	*v = (uint32_t)n;
+	return 0;
+}
+
+/* Does the key field (decoded: keys joined by \001) name @key? */
+static int has_key(const char *keys, const char *key)
+{
+	size_t n = strlen(key);
+	for (const char *k = keys; k != NULL; k = strchr(k, '\001')) {
+		if (*k == '\001')
+			k++;
+		if (strncmp(k, key, n) == 0 && (k[n] == '\0' || k[n] == '\001'))
+			return 1;
+	}
+	return 0;
+}
+
+static int read_grant(struct cu_rec *r, const struct cu_fields *f, const char **why)
+{
+	const char *op = f->raw(f->arg, "op");
+	if (op == NULL || strcmp(op, "capdelegate-grant") != 0)
+		return 0;
+	const char *grant = f->raw(f->arg, "grant"), *res = f->raw(f->arg, "res");
+	const char *cwhy;
+	if (u32_field(f, "pid", &r->pid, why) != 0 || u32_field(f, "ses", &r->ses, why) != 0)
+		return -1;
+	if ((r->acct = f->text(f->arg, "acct")) == NULL || r->acct[0] == '\0') {
+		*why = "acct";
+		return -1;
+	}
+	if (grant == NULL || cd_parse_caps(grant, strlen(grant), &r->grant, &cwhy) != 0) {
+		*why = "grant";
+		return -1;
+	}
+	if ((r->rules = f->raw(f->arg, "rules")) == NULL || res == NULL) {
+		*why = r->rules == NULL ? "rules" : "res";
+		return -1;
+	}
+	/* res=failed: capset failed and the module cleared pI, so the session holds nothing */
+	if (strcmp(res, "success") != 0)
+		r->grant = 0;
+	return 1;
+}
+
+static int read_login(struct cu_rec *r, const struct cu_fields *f, const char **why)
+{
+	const char *res = f->raw(f->arg, "res");
+	if (u32_field(f, "pid", &r->pid, why) != 0 || u32_field(f, "ses", &r->ses, why) != 0 ||
+	    u32_field(f, "auid", &r->auid, why) != 0)
+		return -1;
+	if (res == NULL) {
+		*why = "res";
+		return -1;
+	}
+	return strcmp(res, "1") == 0 || strcmp(res, "success") == 0;
+}
+
+static int read_exec(struct cu_rec *r, const struct cu_fields *f, const char *key, const char **why)
+{
+	const char *keys = f->text(f->arg, "key"), *sys = f->text(f->arg, "syscall");
+	const char *ok = f->raw(f->arg, "success");
+	if (keys == NULL || !has_key(keys, key))
+		return 0;
+	if (sys == NULL || ok == NULL) {
+		*why = sys == NULL ? "syscall" : "success";
+		return -1;
+	}
+	if ((strcmp(sys, "execve") != 0 && strcmp(sys, "execveat") != 0) || strcmp(ok, "yes") != 0)
+		return 0;	/* another syscall the rule caught, or an exec that failed: no run */
+	if (u32_field(f, "pid", &r->pid, why) != 0 || u32_field(f, "ses", &r->ses, why) != 0 ||
+	    u32_field(f, "auid", &r->auid, why) != 0)
+		return -1;
+	if ((r->exe = f->text(f->arg, "exe")) == NULL || r->exe[0] != '/') {
+		*why = "exe";
+		return -1;
+	}
+	return 1;
+}
+
+int cu_rec_read(struct cu_rec *r, enum cu_kind kind, const struct cu_fields *f, const char *key,
+		const char **why)
+{
+	r->kind = kind;
+	r->acct = r->rules = r->exe = NULL;
+	r->grant = 0;
+	r->auid = r->ses = CU_UNSET;
+	switch (kind) {
+	case CU_GRANT:
+		return read_grant(r, f, why);
+	case CU_LOGIN:
+		return read_login(r, f, why);
+	case CU_EXEC:
+		return read_exec(r, f, key, why);
+	default:
+		return 0;
+	}
+}
+
+/* ---- a string-keyed hash table ----------------------------------------------------------- */
+
+struct cu_slot {
+	char *key;
+	size_t klen;
+	uint64_t hash;
+	void *val;
+};
+struct cu_map {
+	struct cu_slot *s;
+	size_t cap, n;
+};
+
+static uint64_t hash_bytes(const char *k, size_t n)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)k[i]) * 1099511628211ull;
+	return h;
+}
+
+static struct cu_slot *map_find(struct cu_map *m, const char *k, size_t n, uint64_t h)
+{
+	for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1))
+		if (m->s[i].key == NULL || (m->s[i].hash == h && m->s[i].klen == n &&
+					    memcmp(m->s[i].key, k, n) == 0))
+			return &m->s[i];
+}
+
+static int map_grow(struct cu_map *m)
+{
+	struct cu_map g = { calloc(m->cap * 2, sizeof(*g.s)), m->cap * 2, m->n };
+	if (g.s == NULL)
+		return -1;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->s[i].key != NULL)
+			*map_find(&g, m->s[i].key, m->s[i].klen, m->s[i].hash) = m->s[i];
+	free(m->s);
+	*m = g;
+	return 0;
+}
+
+/* The value slot of key @k (@n bytes): NULL when memory ran out; *slot NULL when new. */
+static void **map_at(struct cu_map *m, const char *k, size_t n)
+{
+	uint64_t h = hash_bytes(k, n);
+	struct cu_slot *s = map_find(m, k, n, h);
+	if (s->key != NULL)
+		return &s->val;
+	if ((m->n + 1) * 4 > m->cap * 3) {
+		if (map_grow(m) != 0)
+			return NULL;
+		s = map_find(m, k, n, h);
+	}
+	if ((s->key = malloc(n ? n : 1)) == NULL)
+		return NULL;
+	memcpy(s->key, k, n);
+	s->klen = n;
+	s->hash = h;
+	s->val = NULL;
+	m->n++;
+	return &s->val;
+}
+
+static void *map_get(struct cu_map *m, const char *k, size_t n)
+{
+	struct cu_slot *s = map_find(m, k, n, hash_bytes(k, n));
+	return s->key != NULL ? s->val : NULL;
+}
+
+static struct cu_map *map_new(void)
+{
+	struct cu_map *m = calloc(1, sizeof(*m));
+	if (m != NULL && (m->s = calloc(m->cap = 64, sizeof(*m->s))) == NULL) {
+		free(m);
+		m = NULL;
+	}
+	return m;
+}
+
+static void map_free(struct cu_map *m, void (*drop)(void *))
+{
+	if (m == NULL)
+		return;
+	for (size_t i = 0; i < m->cap; i++) {
+		free(m->s[i].key);
+		if (m->s[i].key != NULL && drop != NULL)
+			drop(m->s[i].val);
+	}
+	free(m->s);
+	free(m);
+}
+
+/* A key of NUL-separated parts: "NODE\0NUMBER" and the like, in @buf (@size bytes). */
+static size_t key2(char **buf, size_t *size, const char *a, const char *b, size_t blen)
+{
+	size_t alen = strlen(a), n = alen + 1 + blen;
+	if (n > *size) {
+		char *p = realloc(*buf, n);
+		if (p == NULL)
+			return 0;
+		*buf = p;
+		*size = n;
+	}
+	memcpy(*buf, a, alen + 1);
+	memcpy(*buf + alen + 1, b, blen);
+	return n;
+}
+
+/* ---- sessions and their grants ------------------------------------------------------------ */
+
+enum { SESS_NONE, SESS_GRANTED, SESS_AMBIGUOUS };
+struct sess {
+	int state;
+	char *acct;
+	cd_capmask grant;
+	uint32_t auid;		/* from the LOGIN record; CU_UNSET: not known */
+};
+struct pending {
+	int live;
+	int64_t sec;
+	char *acct;
+	cd_capmask grant;
+};
+
+static void sess_drop(void *v)
+{
+	struct sess *s = v;
+	if (s != NULL)
+		free(s->acct);
+	free(s);
+}
+
+static void pending_drop(void *v)
+{
+	struct pending *p = v;
+	if (p != NULL)
+		free(p->acct);
+	free(p);
+}
+
+static void user_drop(void *v)
+{
+	struct cu_user *u = v;
+	if (u != NULL) {
+		free(u->name);
+		free(u->last_rules);
+	}
+	free(u);
+}
+
+static void tally_drop(void *v)
+{
+	struct cu_tally *t = v;
+	if (t != NULL) {
+		free(t->user);
+		free(t->file);
+	}
+	free(t);
+}
+
+int cu_state_init(struct cu_state *st, const struct cu_mark *marks, size_t nmarks, int64_t since)
+{
+	memset(st, 0, sizeof(*st));
+	st->marks = marks;
+	st->nmarks = nmarks;
+	st->since = since;
+	st->sessions = map_new();
+	st->pending = map_new();
+	st->tallies = map_new();
+	st->users = map_new();
+	if (!st->sessions || !st->pending || !st->tallies || !st->users) {
+		cu_state_free(st);
+		return -1;
+	}
+	return 0;
+}
+
+void cu_state_free(struct cu_state *st)
+{
+	map_free(st->sessions, sess_drop);
+	map_free(st->pending, pending_drop);
+	map_free(st->tallies, tally_drop);
+	map_free(st->users, user_drop);
+	free(st->kbuf);
+	st->kbuf = NULL;
+	st->sessions = st->pending = st->tallies = st->users = NULL;
+}
+
+static int mark_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cu_mark *)a)->path, ((const struct cu_mark *)b)->path);
+}
+
+void cu_marks_sort(struct cu_mark *marks, size_t n)
+{
+	if (n > 1)
+		qsort(marks, n, sizeof(*marks), mark_cmp);
+}
+
+static const struct cu_mark *mark_of(const struct cu_state *st, const char *path)
+{
+	struct cu_mark k = { path, 0 };
+	return st->nmarks ? bsearch(&k, st->marks, st->nmarks, sizeof(k), mark_cmp) : NULL;
+}
+
+static int set_text(char **dst, const char *src)
+{
+	char *c = strdup(src);
+	if (c == NULL)
+		return -1;
+	free(*dst);
+	*dst = c;
+	return 0;
+}
+
+/* The session of (node, ses), created empty when new; NULL when memory ran out. */
+static struct sess *session_at(struct cu_state *st, const char *node, uint32_t ses, char **kb,
+			       size_t *ks)
+{
+	size_t n = key2(kb, ks, node, (const char *)&ses, sizeof(ses));
+	void **v = n ? map_at(st->sessions, *kb, n) : NULL;
+	if (v != NULL && *v == NULL && (*v = calloc(1, sizeof(struct sess))) != NULL)
+		((struct sess *)*v)->auid = CU_UNSET;
+	return v != NULL ? *v : NULL;
+}
+
+/* A grant that now holds in session @s. */
+static int session_grant(struct sess *s, const char *acct, cd_capmask grant)
+{
+	if (s->state == SESS_NONE) {
+		s->state = SESS_GRANTED;
+		s->grant = grant;
+		return set_text(&s->acct, acct);
+	}
+	if (s->state == SESS_GRANTED && (s->grant != grant || strcmp(s->acct, acct) != 0))
+		s->state = SESS_AMBIGUOUS;
+	return 0;
+}
+
+static int take_user(struct cu_state *st, const struct cu_rec *r)
+{
+	void **v = map_at(st->users, r->acct, strlen(r->acct));
+	if (v == NULL)
+		return -1;
+	if (*v == NULL) {
+		struct cu_user *u = calloc(1, sizeof(*u));
+		if (u == NULL || (u->name = strdup(r->acct)) == NULL) {
+			free(u);
+			return -1;
+		}
+		*v = u;
+	}
+	struct cu_user *u = *v;
+	if (r->sec >= u->last_at) {
+		u->last_at = r->sec;
+		u->last_grant = r->grant;
+		if (set_text(&u->last_rules, r->rules) != 0)
+			return -1;
+	}
+	if (r->sec >= st->since)
+		u->sessions++;
+	return 0;
+}
+
+static int take_grant(struct cu_state *st, const struct cu_rec *r, char **kb, size_t *ks)
+{
+	if (take_user(st, r) != 0)
+		return -1;
+	if (r->ses != CU_UNSET) {
+		struct sess *s = session_at(st, r->node, r->ses, kb, ks);
+		return s == NULL ? -1 : session_grant(s, r->acct, r->grant);
+	}
+	/* written before the session existed: its LOGIN record (same pid) says which it is */
+	size_t n = key2(kb, ks, r->node, (const char *)&r->pid, sizeof(r->pid));
+	void **v = n ? map_at(st->pending, *kb, n) : NULL;
+	if (v == NULL || (*v == NULL && (*v = calloc(1, sizeof(struct pending))) == NULL))
+		return -1;
+	struct pending *p = *v;
+	p->live = 1;
+	p->sec = r->sec;
+	p->grant = r->grant;
+	return set_text(&p->acct, r->acct);
+}
+
+static int take_login(struct cu_state *st, const struct cu_rec *r, char **kb, size_t *ks)
+{
+	struct sess *s = session_at(st, r->node, r->ses, kb, ks);
+	if (s == NULL)
+		return -1;
+	/* a new session of that number (the numbers start again at each boot) */
+	s->state = SESS_NONE;
+	s->auid = r->auid;
+	size_t n = key2(kb, ks, r->node, (const char *)&r->pid, sizeof(r->pid));
+	struct pending *p = n ? map_get(st->pending, *kb, n) : NULL;
+	if (n == 0)
+		return -1;
+	if (p == NULL || !p->live)
+		return 0;
+	p->live = 0;
+	if (r->sec < p->sec || r->sec - p->sec > CU_PENDING_SECONDS)
+		return 0;
+	return session_grant(s, p->acct, p->grant);
+}
+
+/* Count one run in the tally of (@kind, @user, @cap, @file, @why). */
+static int tally(struct cu_state *st, int kind, const char *user, int cap, const char *file,
+		 const char *why, int64_t at, char **kb, size_t *ks)
+{
+	char head[24];
+	int hlen = snprintf(head, sizeof(head), "%d:%d", kind, cap) + 1;
+	size_t ulen = user ? strlen(user) + 1 : 0, flen = strlen(file) + 1;
+	size_t wlen = why ? strlen(why) + 1 : 0, n = (size_t)hlen + ulen + flen + wlen;
+	if (n > *ks) {
+		char *p = realloc(*kb, n);
+		if (p == NULL)
+			return -1;
+		*kb = p;
+		*ks = n;
+	}
+	char *k = *kb;
+	memcpy(k, head, (size_t)hlen);
+	k += hlen;
+	if (user != NULL) {
+		memcpy(k, user, ulen);
+		k += ulen;
+	}
+	memcpy(k, file, flen);
+	if (why != NULL)
+		memcpy(k + flen, why, wlen);
+	void **v = map_at(st->tallies, *kb, n);
+	if (v == NULL)
+		return -1;
+	if (*v == NULL) {
+		struct cu_tally *t = calloc(1, sizeof(*t));
+		if (t == NULL || (t->file = strdup(file)) == NULL ||
+		    (user != NULL && (t->user = strdup(user)) == NULL)) {
+			tally_drop(t);
+			return -1;
+		}
+		t->kind = kind;
+		t->cap = cap;
+		t->why = why;
+		t->first = t->last = at;
+		*v = t;
+	}
+	struct cu_tally *t = *v;
+	t->runs++;
+	if (at < t->first)
+		t->first = at;
+	if (at > t->last)
+		t->last = at;
+	return 0;
+}
+
+/* Tally the bits of @m for @user, as used grants or as denied wants (@kind). */
+static int tally_bits(struct cu_state *st, int kind, const char *user, cd_capmask m,
+		      const char *file, int64_t at, char **kb, size_t *ks)
+{
+	for (int cap = 0; cap < 64; cap++)
+		if ((m >> cap & 1) && tally(st, kind, user, cap, file, NULL, at, kb, ks) != 0)
+			return -1;
+	return 0;
+}
+
+static int take_exec(struct cu_state *st, const struct cu_rec *r, char **kb, size_t *ks)
+{
+	if (r->sec < st->since)
+		return 0;
+	const struct cu_mark *mk = mark_of(st, r->exe);
+	st->runs++;
+	if (mk == NULL) {
+		st->runs_unmarked++;
+		return 0;
+	}
+	const char *why = NULL;
+	struct sess *s = NULL;
+	if (r->ses == CU_UNSET) {
+		why = cu_why_no_session;
+	} else {
+		size_t n = key2(kb, ks, r->node, (const char *)&r->ses, sizeof(r->ses));
+		if (n == 0)
+			return -1;
+		s = map_get(st->sessions, *kb, n);
+		if (s == NULL || s->state == SESS_NONE)
+			why = cu_why_no_record;
+		else if (s->state == SESS_AMBIGUOUS || (s->auid != CU_UNSET && s->auid != r->auid))
+			why = cu_why_ambiguous;	/* or the run's login uid is not the session's */
+	}
+	if (why != NULL)
+		return tally(st, CU_NOBODY, NULL, -1, r->exe, why, r->sec, kb, ks);
+	cd_capmask used = mk->fi & s->grant, denied = mk->fi & ~s->grant;
+	struct cu_user *u = map_get(st->users, s->acct, strlen(s->acct));
+	if (u != NULL)
+		u->used |= used;
+	if (tally_bits(st, CU_USED, s->acct, used, r->exe, r->sec, kb, ks) != 0 ||
+	    tally_bits(st, CU_DENIED, s->acct, denied, r->exe, r->sec, kb, ks) != 0)
+		return -1;
+	return 0;
+}
+
+int cu_take(struct cu_state *st, const struct cu_rec *r)
+{
+	int rc = 0;
+	st->records++;
+	switch (r->kind) {
+	case CU_GRANT:
+		rc = take_grant(st, r, &st->kbuf, &st->ksize);
+		break;
+	case CU_LOGIN:
+		rc = take_login(st, r, &st->kbuf, &st->ksize);
+		break;
+	case CU_EXEC:
+		rc = take_exec(st, r, &st->kbuf, &st->ksize);
+		break;
+	default:
+		break;
+	}
+	if (rc != 0)
+		st->oom = 1;
+	return rc;
+}
+
+/* ---- results ------------------------------------------------------------------------------ */
+
+static int str_cmp0(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int tally_cmp(const void *pa, const void *pb)
+{
+	const struct cu_tally *a = *(struct cu_tally *const *)pa, *b = *(struct cu_tally *const *)pb;
+	int c = str_cmp0(a->user, b->user);
+	if (c == 0)
+		c = (a->cap > b->cap) - (a->cap < b->cap);
+	if (c == 0)
+		c = strcmp(a->file, b->file);
+	return c != 0 ? c : str_cmp0(a->why, b->why);
+}
+
+static int user_cmp(const void *pa, const void *pb)
+{
+	return strcmp((*(struct cu_user *const *)pa)->name, (*(struct cu_user *const *)pb)->name);
+}
+
+int cu_results(struct cu_state *st, struct cu_results *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t nt = st->tallies->n;
+	out->used = calloc(nt + 1, sizeof(*out->used));
+	out->denied = calloc(nt + 1, sizeof(*out->denied));
+	out->nobody = calloc(nt + 1, sizeof(*out->nobody));
+	out->users = calloc(st->users->n + 1, sizeof(*out->users));
+	if (!out->used || !out->denied || !out->nobody || !out->users) {
+		cu_results_free(out);
+		return -1;
+	}
+	for (size_t i = 0; i < st->tallies->cap; i++) {
+		struct cu_tally *t = st->tallies->s[i].key ? st->tallies->s[i].val : NULL;
+		if (t == NULL)
+			continue;
+		if (t->kind == CU_USED)
+			out->used[out->nused++] = t;
+		else if (t->kind == CU_DENIED)
+			out->denied[out->ndenied++] = t;
+		else
+			out->nobody[out->nnobody++] = t;
+	}
+	for (size_t i = 0; i < st->users->cap; i++)
+		if (st->users->s[i].key != NULL)
+			out->users[out->nusers++] = st->users->s[i].val;
+	qsort(out->used, out->nused, sizeof(*out->used), tally_cmp);
+	qsort(out->denied, out->ndenied, sizeof(*out->denied), tally_cmp);
+	qsort(out->nobody, out->nnobody, sizeof(*out->nobody), tally_cmp);
+	qsort(out->users, out->nusers, sizeof(*out->users), user_cmp);
+	return 0;
+}
+
+void cu_results_free(struct cu_results *res)
+{
+	free(res->used);
+	free(res->denied);
+	free(res->nobody);
+	free(res->users);
+	memset(res, 0, sizeof(*res));
+}

@@ -1,0 +1,134 @@
+/*
+ * cli_usage_rec.h - usage's pure half: an audit log's lines judged, the three kinds of record
+ * it reads turned into grants, session starts and runs, and the runs attributed to the grant
+ * the module recorded for their session. No libauparse here: the fields come through a getter
+ * (cli_usage_read.c gives auparse's), so the fuzzer and the tests drive it alone too.
+ *
+ * The records (capdelegate(8), USAGE):
+ *   USER  op=capdelegate-grant acct= grant= rules= res=  the module's record of a grant, with
+ *         the pid= and ses= the kernel adds (ses unset when written before pam_loginuid ran)
+ *   LOGIN pid= auid= ses=                                 the kernel's: pid's session starts
+ *   SYSCALL key=KEY syscall=execve success=yes exe= ses= auid= uid=
+ *                                                         a run of exe in session ses
+ */
+#ifndef CLI_USAGE_REC_H
+#define CLI_USAGE_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cd_policy.h"
+
+/* The kernel's "unset" session id and login uid ((u32)-1). */
+#define CU_UNSET 4294967295u
+/* A grant recorded before its session existed is joined to the LOGIN record of the same pid
+ * that follows it within this many seconds (login's setcred comes just before pam_loginuid's
+ * open_session); later, the pid may be another process's. */
+#define CU_PENDING_SECONDS 10
+
+/* The header of one audit record line: [node=NODE ]type=TYPE msg=audit(SEC.MS:SERIAL): */
+struct cu_head {
+	const char *node;	/* NULL: no node= */
+	size_t node_len;
+	const char *type;
+	size_t type_len;
+	int64_t sec;
+	unsigned ms;
+	uint64_t serial;
+};
+/* 0, or -1 with *@why a static reason. @line holds @len bytes, no newline. */
+int cu_head_parse(const char *line, size_t len, struct cu_head *h, const char **why);
+
+enum cu_kind { CU_NONE, CU_GRANT, CU_LOGIN, CU_EXEC };
+/* Which kind a line of this header is, judged from its type and text alone (a prefilter:
+ * CU_NONE lines are never parsed further; the kind is confirmed from the fields). @key_q is
+ * ` key="KEY"`, the form the kernel gives a key of plain characters. */
+enum cu_kind cu_line_kind(const struct cu_head *h, const char *line, size_t len, const char *key_q);
+
+/* A record's fields as the reader parsed them: @raw the value as written, @text the value
+ * decoded (hex or quoted text made bytes); NULL when the record has no such field. */
+struct cu_fields {
+	const char *(*raw)(void *arg, const char *name);
+	const char *(*text)(void *arg, const char *name);
+	void *arg;
+};
+
+/* One record judged: what it says, its place for messages. */
+struct cu_rec {
+	enum cu_kind kind;
+	const char *node;	/* "" when none */
+	int64_t sec;
+	unsigned ms;
+	uint32_t pid, ses, auid;
+	const char *acct;	/* grant: the user, decoded */
+	cd_capmask grant;	/* grant: what pI holds (none when res is not success) */
+	const char *rules;	/* grant: FILE:LINE,... as recorded */
+	const char *exe;	/* exec: the file run, decoded */
+};
+/* Fill @r from @f for a line of kind @kind: 1 a record of that kind, 0 not one after all (another
+ * op, another key, a failed exec), -1 unreadable (*@why says which field). */
+int cu_rec_read(struct cu_rec *r, enum cu_kind kind, const struct cu_fields *f, const char *key,
+		const char **why);
+
+/* The marked files: path and fI, sorted by path (cu_marks_sort). */
+struct cu_mark {
+	const char *path;
+	cd_capmask fi;
+};
+
+/* Counts for one (user, capability, file), or one (file, why) of runs attributed to nobody. */
+enum { CU_USED, CU_DENIED, CU_NOBODY };
+struct cu_tally {
+	int kind;		/* CU_USED, CU_DENIED, CU_NOBODY */
+	char *user;		/* NULL for runs attributed to nobody */
+	int cap;		/* -1 for runs attributed to nobody */
+	char *file;
+	const char *why;	/* runs attributed to nobody: why (static text) */
+	uint64_t runs;
+	int64_t first, last;
+};
+
+/* A user's grants as recorded: the last one, how many sessions in the window. */
+struct cu_user {
+	char *name;
+	cd_capmask last_grant;
+	char *last_rules;
+	int64_t last_at;
+	uint64_t sessions;	/* grant records in the window */
+	cd_capmask used;	/* capabilities some run in the window used */
+};
+
+struct cu_map;	/* a string-keyed hash table (cli_usage_rec.c) */
+
+struct cu_state {
+	const struct cu_mark *marks;
+	size_t nmarks;
+	int64_t since;		/* runs before this time are not counted */
+	struct cu_map *sessions, *pending, *tallies, *users;
+	uint64_t runs, runs_unmarked, records;
+	int oom;
+	char *kbuf;		/* the key being built */
+	size_t ksize;
+};
+
+int cu_state_init(struct cu_state *st, const struct cu_mark *marks, size_t nmarks, int64_t since);
+void cu_state_free(struct cu_state *st);
+void cu_marks_sort(struct cu_mark *marks, size_t n);
+/* Take one record in. 0, or -1 when memory ran out. */
+int cu_take(struct cu_state *st, const struct cu_rec *r);
+
+/* The results, sorted: used (user, cap, file), denied (user, cap, file), nobody (file, why);
+ * users by name. Arrays of pointers into @st, valid until cu_state_free; free the arrays. */
+struct cu_results {
+	struct cu_tally **used, **denied, **nobody;
+	size_t nused, ndenied, nnobody;
+	struct cu_user **users;
+	size_t nusers;
+};
+int cu_results(struct cu_state *st, struct cu_results *out);
+void cu_results_free(struct cu_results *res);
+
+/* Why runs are attributed to nobody (cu_tally.why). */
+extern const char cu_why_no_session[], cu_why_no_record[], cu_why_ambiguous[];
+
+#endif

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -198,9 +199,12 @@ struct grant {
 	size_t n, cap;
 };
 
+/* What report keeps of the findings: the three kinds it shows. */
+enum kept { KEPT_DRIFT, KEPT_ERROR, KEPT_ENDED };
+
 struct finding {
 	size_t host, id, path, message;	/* interned */
-	int error;			/* error-level, else drift */
+	enum kept kind;
 };
 
 /* (subject, capability name) of one line of the file being read; NONE marks the line itself. */
@@ -344,7 +348,10 @@ static int keep_rules(struct report *r, const struct cli_report_doc *d, size_t h
 	json_object *rules = cli_report_rules(d);
 	r->npairs = 0;
 	for (size_t i = 0; i < json_object_array_length(rules); i++) {
-		json_object *rule = json_object_array_get_idx(rules, i), *caps;
+		json_object *rule = json_object_array_get_idx(rules, i), *caps, *in_force;
+		if (json_object_object_get_ex(rule, "in_force", &in_force) &&
+		    !json_object_get_boolean(in_force))
+			continue;	/* outside its window at the audit: login did not read it */
 		json_object_object_get_ex(rule, "caps", &caps);
 		size_t kind = intern_str(r, cli_report_str(rule, "kind"));
 		size_t name = kind == SIZE_MAX ? SIZE_MAX : intern_str(r, cli_report_str(rule, "subject"));
@@ -418,21 +425,32 @@ static int is_drift(const char *id)
 	return strncmp(id, "mark-", 5) == 0 && !cli_finding_is_error(id);
 }
 
-/* The drift and error-level findings of the document, in its order. */
+/* The drift, error-level and ended-line findings of the document, in its order. */
 static int keep_findings(struct report *r, const struct cli_report_doc *d, size_t host)
 {
 	json_object *f = cli_report_findings(d);
 	for (size_t i = 0; i < json_object_array_length(f); i++) {
 		json_object *x = json_object_array_get_idx(f, i);
 		const char *id = cli_report_str(x, "id");
-		int error = cli_finding_is_error(id);
-		if (!error && !is_drift(id))
+		enum kept kind = cli_finding_is_error(id) ? KEPT_ERROR : is_drift(id) ? KEPT_DRIFT
+				 : KEPT_ENDED;
+		if (kind == KEPT_ENDED && strcmp(id, "ended-line") != 0)
 			continue;
-		size_t a = intern_str(r, id), b = a == SIZE_MAX ? a : intern_str(r, cli_report_str(x, "path"));
+		/* an ended line is named by its file and line, as audit names it */
+		json_object *line;
+		char *where = NULL;
+		if (kind == KEPT_ENDED && json_object_object_get_ex(x, "line", &line) &&
+		    json_object_is_type(line, json_type_int) &&
+		    asprintf(&where, "%s:%" PRId64, cli_report_str(x, "path"),
+			     json_object_get_int64(line)) < 0)
+			return -1;
+		size_t a = intern_str(r, id);
+		size_t b = a == SIZE_MAX ? a : intern_str(r, where ? where : cli_report_str(x, "path"));
+		free(where);
 		size_t c = b == SIZE_MAX ? b : intern_str(r, cli_report_str(x, "message"));
 		if (c == SIZE_MAX || grow(&r->findings, &r->findings_cap, r->nfindings, sizeof(*r->findings)) < 0)
 			return -1;
-		r->findings[r->nfindings++] = (struct finding){ host, a, b, c, error };
+		r->findings[r->nfindings++] = (struct finding){ host, a, b, c, kind };
 	}
 	return 0;
 }
@@ -804,17 +822,27 @@ static void text_grants(const struct report *r, enum cli_form form, const size_t
 	cli_table_end(&t);
 }
 
-static void text_findings(struct report *r, enum cli_form form, int errors)
+/* Each kind kept: its record kind and JSON key, its heading, the exit status it makes. */
+static const struct {
+	const char *kind, *title;
+	int rc;
+} kept_kinds[] = {
+	[KEPT_DRIFT] = { "drift", "Drifted marks", CLI_WARN },
+	[KEPT_ERROR] = { "error", "Error-level findings", CLI_ERROR },
+	[KEPT_ENDED] = { "ended", "Policy lines that ended (login no longer reads them)", CLI_WARN },
+};
+
+static void text_findings(struct report *r, enum cli_form form, enum kept kind)
 {
 	static const char *const header[] = { "HOST", "FINDING", "PATH", "MESSAGE", NULL };
 	struct cli_table t;
-	cli_table_start(&t, stdout, form, errors ? "error" : "drift", header);
-	cli_table_title(&t, errors ? "Error-level findings" : "Drifted marks");
+	cli_table_start(&t, stdout, form, kept_kinds[kind].kind, header);
+	cli_table_title(&t, kept_kinds[kind].title);
 	for (size_t i = 0; i < r->nfindings; i++) {
 		const struct finding *f = &r->findings[i];
-		if (f->error != errors)
+		if (f->kind != kind)
 			continue;
-		worse(r, errors ? CLI_ERROR : CLI_WARN);
+		worse(r, kept_kinds[kind].rc);
 		FILE *o = cli_table_row(&t);
 		cli_text_escape(o, shown(&r->hosts[f->host]));
 		fputc('\t', o);
@@ -937,15 +965,17 @@ static void json_grants(FILE *out, const struct report *r, const size_t *order)
 	fputc(']', out);
 }
 
-static void json_findings(FILE *out, struct report *r, int errors)
+static void json_findings(FILE *out, struct report *r, enum kept kind)
 {
+	static const char *const keys[] = { [KEPT_DRIFT] = "drift", [KEPT_ERROR] = "errors",
+					     [KEPT_ENDED] = "ended" };
 	const char *sep = "";
-	fprintf(out, "\"%s\":[", errors ? "errors" : "drift");
+	fprintf(out, "\"%s\":[", keys[kind]);
 	for (size_t i = 0; i < r->nfindings; i++) {
 		const struct finding *f = &r->findings[i];
-		if (f->error != errors)
+		if (f->kind != kind)
 			continue;
-		worse(r, errors ? CLI_ERROR : CLI_WARN);
+		worse(r, kept_kinds[kind].rc);
 		fprintf(out, "%s{", sep);
 		json_hostref(out, &r->hosts[f->host]);
 		fputc(',', out);
@@ -1005,7 +1035,7 @@ static void json_differences(FILE *out, struct report *r, const size_t *order)
 static void print_json(struct report *r, const size_t *grants, const size_t *subjects)
 {
 	FILE *out = stdout;
-	fputs("{\"version\":2,\"hosts\":[", out);
+	fputs("{\"version\":3,\"hosts\":[", out);
 	for (size_t h = 0; h < r->nhosts; h++) {
 		fputs(h ? ",{" : "{", out);
 		json_hostref(out, &r->hosts[h]);
@@ -1024,9 +1054,11 @@ static void print_json(struct report *r, const size_t *grants, const size_t *sub
 	fputs("],", out);
 	json_grants(out, r, grants);
 	fputc(',', out);
-	json_findings(out, r, 0);
+	json_findings(out, r, KEPT_DRIFT);
 	fputc(',', out);
-	json_findings(out, r, 1);
+	json_findings(out, r, KEPT_ERROR);
+	fputc(',', out);
+	json_findings(out, r, KEPT_ENDED);
 	fputc(',', out);
 	json_differences(out, r, subjects);
 	fputs("}\n", out);
@@ -1084,8 +1116,9 @@ static int print_report(struct report *r, int json, enum cli_form form)
 	} else if (rc == 0) {
 		text_hosts(r, form);
 		text_grants(r, form, grants);
-		text_findings(r, form, 0);
-		text_findings(r, form, 1);
+		text_findings(r, form, KEPT_DRIFT);
+		text_findings(r, form, KEPT_ERROR);
+		text_findings(r, form, KEPT_ENDED);
 		rc = text_differences(r, form, subjects);
 	}
 	free(grants);

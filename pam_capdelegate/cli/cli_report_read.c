@@ -366,6 +366,12 @@ static const char *shape_error(json_object *doc)
 		if (!json_object_is_type(r, json_type_object) || cli_report_str(r, "kind") == NULL ||
 		    cli_report_str(r, "subject") == NULL || !caps_ok(r))
 			return "policy.rules[]: an entry without kind, subject and caps";
+		/* version 6 lists every line, each saying whether login read it; a line that
+		 * does not say (an audit before version 6: no windows) is in force */
+		json_object *f;
+		if (json_object_object_get_ex(r, "in_force", &f) &&
+		    !json_object_is_type(f, json_type_boolean))
+			return "policy.rules[].in_force: not true or false";
 	}
 	json_object *f = get_array(doc, "findings");
 	if (f == NULL)

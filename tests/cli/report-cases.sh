@@ -231,7 +231,7 @@ assert [(x["host"], x["id"]) for x in d["drift"]] == [("db1", "mark-differs")], 
 assert [(x["host"], x["id"]) for x in d["errors"]] == [("db3", "fP-bypass")], d["errors"]
 # capdelegate(8): the keys, and of drift and errors (host, id, path, message), each host as
 # host and host_hex
-assert sorted(d) == ["differs", "drift", "errors", "grants", "hosts", "rejected", "version"], sorted(d)
+assert sorted(d) == ["differs", "drift", "ended", "errors", "grants", "hosts", "rejected", "version"], sorted(d)
 for x in d["drift"] + d["errors"]:
     assert sorted(x) == ["host", "host_hex", "id", "machine_id", "message", "path"], x
 for x in d["grants"]:
@@ -595,7 +595,7 @@ t_report_clones_told_apart() {
   python3 - "$OUT" "$m1" "$m2" <<'PY' || fail "JSON"
 import json, sys
 d, m1, m2 = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
-assert d["version"] == 2, d["version"]
+assert d["version"] == 3, d["version"]
 assert [(h["host"], h["machine_id"]) for h in d["hosts"]] == [("web", m1), ("web", m2)], d["hosts"]
 x = d["differs"][0]["hosts"]
 assert [(h["host"], h["machine_id"], h["caps"]) for h in x] == [("web", m1, ["cap_net_raw"]), ("web", m2, ["cap_net_raw", "cap_sys_time"])], x

@@ -7,7 +7,8 @@
 WINDOWS_CASES=(windows_explain_at_edges windows_explain_now windows_explain_bad_at
   windows_explain_tz_hostile windows_audit_ended_line windows_audit_tz_hostile
   windows_check_ended_and_notes windows_check_warn_within windows_check_contradiction_in_time
-  windows_check_tz_hostile windows_edit_refuses_malformed_window)
+  windows_check_tz_hostile windows_edit_refuses_malformed_window windows_report_ended_lines
+  windows_report_reads_version_5)
 
 # A UTC time as a policy writes it, OFFSET from the real clock (date -d's words: '-1 minute').
 win_time() { date -u -d "$1" +%Y-%m-%dT%H:%M:%SZ; }
@@ -313,4 +314,66 @@ SH
   want_text "$ERR" "warning: $CASE_DIR/etc/.capdelegate.conf.edit:2: bob cap_kill: ended at 2001-01-01T00:00Z ("
   want_line "$OUT" "$P: installed, 2 rules, 1 warning in the policy"
   want_text "$P" "bob cap_kill until 2001-01-01T00:00Z"
+}
+
+# Two hosts: web1's alice line ended in 2001 and its bob line holds; web2's alice line holds
+# and its bob line starts in 2099 (report-cases.sh's host_audit). Sets W1, W2, P1.
+win_report_hosts() {
+  local t="$CASE_DIR/tree" p2
+  capfile "$t/ping" cap_net_raw=i
+  P1=$(printf 'alice cap_net_raw until 2001-01-01T00:00Z\nbob cap_syslog\n' | policy web1)
+  p2=$(printf 'alice cap_net_raw\nbob cap_syslog from 2099-01-01T00:00Z\n' | policy web2)
+  W1=$(host_audit web1 "$P1" "$t"); W2=$(host_audit web2 "$p2" "$t")
+}
+
+# capdelegate(8), report: the grants are the lines each audit found in force; the ended lines
+# are listed, each with its host, FILE:LINE and when it ended (exit 1).
+t_windows_report_ended_lines() {
+  need_unshare; win_report_hosts
+  cd_run report "$W1" "$W2"; want_rc 1
+  want_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb2"
+  no_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb1"
+  want_line "$OUT" "grant\tcap_syslog\tuser\tbob\tweb1"
+  no_line "$OUT" "grant\tcap_syslog\tuser\tbob\tweb2"
+  want_text "$OUT" "ended	web1	ended-line	$P1:1	policy line ended at 2001-01-01T00:00Z ("
+  [ "$(count_lines "$OUT" '^ended')" -eq 1 ] || fail "want one ended record"
+  want_line "$OUT" "differs\tuser\talice\tweb1=-\tweb2=cap_net_raw"
+  cd_tty report "$W1" "$W2"; want_rc 1
+  want_text "$OUT" "== Policy lines that ended (login no longer reads them)"
+  cd_run report --json "$W1" "$W2"; want_rc 1
+  python3 - "$OUT" "$P1" <<'PY' || fail "report --json ended"
+import json, sys
+d, p = json.load(open(sys.argv[1])), sys.argv[2]
+assert d["version"] == 3, d["version"]
+assert [(e["host"], e["id"], e["path"]) for e in d["ended"]] == [("web1", "ended-line", p + ":1")], d["ended"]
+g = {(x["capability"], x["subject"], tuple(h["host"] for h in x["hosts"])) for x in d["grants"]}
+assert ("cap_net_raw", "alice", ("web2",)) in g and ("cap_syslog", "bob", ("web1",)) in g, g
+PY
+  # a line that ended is no error: one host alone, exit 1
+  cd_run report "$W1"; want_rc 1
+}
+
+# An audit of version 5 and earlier (no windows) is read as before: every line grants, as does
+# a line that does not say whether it is in force; one that says so otherwise than true or
+# false refuses the file.
+t_windows_report_reads_version_5() {
+  need_unshare; win_report_hosts
+  python3 - "$W2" "$CASE_DIR/v5.json" "$CASE_DIR/bad.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["version"] = 5
+del d["policy"]["at"]
+for r in d["policy"]["rules"]:
+    del r["from"], r["until"], r["in_force"]
+json.dump(d, open(sys.argv[2], "w"))
+d["version"] = 6
+for r in d["policy"]["rules"]:
+    r["in_force"] = "yes"
+json.dump(d, open(sys.argv[3], "w"))
+PY
+  cd_run report "$CASE_DIR/v5.json"; want_rc 0
+  want_line "$OUT" "grant\tcap_syslog\tuser\tbob\tweb2"
+  want_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb2"
+  cd_run report "$CASE_DIR/bad.json"; want_rc 2
+  want_text "$ERR" "policy.rules[].in_force: not true or false"
 }

@@ -8,7 +8,7 @@ WINDOWS_CASES=(windows_explain_at_edges windows_explain_now windows_explain_bad_
   windows_explain_tz_hostile windows_audit_ended_line windows_audit_tz_hostile
   windows_check_ended_and_notes windows_check_warn_within windows_check_contradiction_in_time
   windows_check_tz_hostile windows_edit_refuses_malformed_window windows_report_ended_lines
-  windows_report_reads_version_5)
+  windows_report_reads_version_5 windows_manpage_example)
 
 # A UTC time as a policy writes it, OFFSET from the real clock (date -d's words: '-1 minute').
 win_time() { date -u -d "$1" +%Y-%m-%dT%H:%M:%SZ; }
@@ -376,4 +376,21 @@ PY
   want_line "$OUT" "grant\tcap_net_raw\tuser\talice\tweb2"
   cd_run report "$CASE_DIR/bad.json"; want_rc 2
   want_text "$ERR" "policy.rules[].in_force: not true or false"
+}
+
+# capdelegate(8), EXAMPLES: the week's grant, its line as the page writes it, asked a second
+# before its end and at it.
+t_windows_manpage_example() {
+  need_root; local p line e="$CASE_DIR/empty"; mkdir -p "$e"
+  line=$(awk '/^A grant for a week/{f=1} f&&/^contractor /{print; exit}' "$MAN" | sed 's/\\-/-/g')
+  [ -n "$line" ] || fail "no example line in capdelegate(8)"
+  p=$(printf '%s\n' "$line" | policy)
+  NSSDIR="$CASE_DIR/nss"; mkdir -p "$NSSDIR"
+  printf 'contractor:x:1500:1500::/:/bin/sh\n' >"$NSSDIR/passwd"; printf 'contractor:x:1500:\n' >"$NSSDIR/group"
+  cd_nss explain contractor --config "$p" --confdir "" --at 2026-12-19T17:59:59Z "$e"; want_rc 0
+  want_line "$OUT" "pI\tcap_net_admin\tuser"
+  cd_nss explain contractor --config "$p" --confdir "" --at 2026-12-19T18:00Z "$e"; want_rc 0
+  want_line "$OUT" "pI\tnone\tnone"
+  want_line "$OUT" "window\t$p:1\tcontractor\tcap_net_admin\tfrom=2026-12-14T08:00Z\tuntil=2026-12-19T18:00Z\tended"
+  want_text "$OUT" "note	$p:1: the user's own line ended at 2026-12-19T18:00Z (now)"
 }

@@ -306,6 +306,8 @@ static void explain_error(const char *name, const char *what)
 static int groups_failed(struct cd_user *u, const struct cd_policy *pol)
 {
 	int saved = errno;
+	if (saved == ENOMEM)	/* this process's memory, not an answer of NSS: no grant shown */
+		return cli_out_of_memory("explain", "nothing explained");
 	char *why = cd_user_failure(u, saved);
 	int needed = pol->status != CD_POLICY_OK || cd_policy_needs_groups(pol, u);
 	if (needed) {

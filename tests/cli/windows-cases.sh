@@ -8,7 +8,7 @@ WINDOWS_CASES=(windows_explain_at_edges windows_explain_now windows_explain_bad_
   windows_explain_tz_hostile windows_audit_ended_line windows_audit_tz_hostile
   windows_check_ended_and_notes windows_check_warn_within windows_check_contradiction_in_time
   windows_check_tz_hostile windows_edit_refuses_malformed_window windows_report_ended_lines
-  windows_report_reads_version_5 windows_manpage_example)
+  windows_report_reads_version_5 windows_manpage_example windows_fault_alloc)
 
 # A UTC time as a policy writes it, OFFSET from the real clock (date -d's words: '-1 minute').
 win_time() { date -u -d "$1" +%Y-%m-%dT%H:%M:%SZ; }
@@ -393,4 +393,20 @@ t_windows_manpage_example() {
   want_line "$OUT" "pI\tnone\tnone"
   want_line "$OUT" "window\t$p:1\tcontractor\tcap_net_admin\tfrom=2026-12-14T08:00Z\tuntil=2026-12-19T18:00Z\tended"
   want_text "$OUT" "note	$p:1: the user's own line ended at 2026-12-19T18:00Z (now)"
+}
+
+# capdelegate(8), EXIT STATUS: memory that runs out while the windows are judged or shown is an
+# error (exit 2, said), never another grant: each allocation of check, explain --at and audit
+# fails in turn (fault-cases.sh's sweep_alloc), on a policy whose lines ended, hold, and start
+# later, in two files.
+t_windows_fault_alloc() {
+  need_root; local p d="$CASE_DIR/capdelegate.d" t="$CASE_DIR/tree" n
+  p=$(printf 'bob cap_syslog until 2001-01-01T00:00Z\n@netops cap_net_admin from 2001-01-01T00:00Z\n* cap_net_raw until 2099-01-01T00:00Z\n' | policy)
+  mkdir -p "$d"; printf 'alice cap_kill from 2098-01-01T00:00Z\nbob none until 2002-01-01T00:00Z\n' >"$d/10-w.conf"
+  chmod 0644 "$d/10-w.conf"; touch -d '-1 hour' "$p" "$d/10-w.conf"
+  capfile "$t/ping" cap_net_raw=i
+  n=$(sweep_alloc check --config "$p" --confdir "$d"); echo "check: $n" >&2
+  n=$(sweep_alloc explain bob --at 2050-01-01T00:00Z --config "$p" --confdir "$d" "$t"); echo "explain: $n" >&2
+  n=$(sweep_alloc explain alice --at 2098-01-01T00:00Z --config "$p" --confdir "$d" "$t"); echo "explain: $n" >&2
+  n=$(sweep_alloc audit --threads 1 --config "$p" --confdir "$d" --userdb "$CASE_DIR/none" "$t"); echo "audit: $n" >&2
 }

@@ -63,8 +63,8 @@ static void tally_rows(const struct cli_usage_opts *o, const char *kind, struct 
 
 static void unused_rows(const struct cli_usage_opts *o, const struct cu_results *r)
 {
-	static const char *const cols[] = { "user", "capability", "sessions=", "last_grant=", "rules=",
-					    NULL };
+	static const char *const cols[] = { "user", "capability", "sessions=", "last_grant=",
+					    "unattributed=", "rules=", NULL };
 	struct cli_table tb;
 	int started = 0;
 	for (size_t i = 0; i < r->nusers; i++) {
@@ -81,7 +81,7 @@ static void unused_rows(const struct cli_usage_opts *o, const struct cu_results 
 			cap_text(f, cap);
 			fprintf(f, "\t%llu\t", (unsigned long long)u->sessions);
 			cli_usage_time(f, u->last_at);
-			fputc('\t', f);
+			fprintf(f, "\t%llu\t", (unsigned long long)r->nobody_runs[cap]);
 			cli_text_escape(f, u->last_rules);
 			cli_table_end_row(&tb);
 		}
@@ -173,6 +173,17 @@ static void print_json(const struct cli_usage_opts *o, const struct cu_state *st
 	       (unsigned long long)st->records, (unsigned long long)st->runs,
 	       (unsigned long long)st->runs_unmarked);
 	json_users(stdout, r);
+	fputs(",\"unattributed_by_capability\":{", stdout);
+	for (int cap = 0, n = 0; cap < 64; cap++) {
+		char buf[16];
+		if (r->nobody_runs[cap] == 0)
+			continue;
+		if (n++)
+			fputc(',', stdout);
+		cli_json_string(stdout, cd_cap_label(cap, buf, sizeof(buf)));
+		printf(":%llu", (unsigned long long)r->nobody_runs[cap]);
+	}
+	fputc('}', stdout);
 	json_tallies(stdout, "used", r->used, r->nused);
 	json_tallies(stdout, "denied", r->denied, r->ndenied);
 	json_tallies(stdout, "unattributed", r->nobody, r->nnobody);
@@ -198,11 +209,11 @@ int cli_usage_print(const struct cli_usage_opts *o, struct cu_state *st)
 	unsigned long long nobody = 0;
 	for (size_t i = 0; i < r.nnobody; i++)
 		nobody += r.nobody[i]->runs;
-	fprintf(stderr, "capdelegate: usage: %llu runs of marked files since ",
-		(unsigned long long)(st->runs - st->runs_unmarked));
+	fputs("capdelegate: usage: since ", stderr);
 	cli_usage_time(stderr, st->since);
-	fprintf(stderr, " (%s), %llu of them attributed to nobody; %llu runs of other files\n",
-		o->since_text, nobody, (unsigned long long)st->runs_unmarked);
+	fprintf(stderr, " (%s): runs of marked files %llu, attributed to nobody %llu; runs of "
+		"other files %llu\n", o->since_text, (unsigned long long)(st->runs - st->runs_unmarked),
+		nobody, (unsigned long long)st->runs_unmarked);
 	cu_results_free(&r);
 	if (fflush(stdout) != 0)
 		rc = CLI_ERROR;

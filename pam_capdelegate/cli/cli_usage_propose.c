@@ -84,7 +84,11 @@ static int propose_rule(const struct cd_rule *r, const struct cu_results *res,
 			used |= res->users[i]->used;
 		}
 	}
-	cd_capmask idle = r->caps & ~used;
+	cd_capmask idle = r->caps & ~used, unknown = 0;
+	for (int cap = 0; cap < 64; cap++)
+		if ((idle >> cap & 1) && res->nobody_runs[cap] > 0)
+			unknown |= (cd_capmask)1 << cap;
+	idle &= ~unknown;
 	if (nwho == 0 || idle == 0)
 		return 0;
 	fputs("\n# ", stdout);
@@ -94,9 +98,16 @@ static int propose_rule(const struct cd_rule *r, const struct cu_results *res,
 	putchar(' ');
 	cli_print_caps(stdout, r->caps);
 	putchar('\n');
-	for (int cap = 0; cap < 64; cap++)
-		if (r->caps >> cap & 1)
-			evidence(res, who, nwho, cap, (int)(used >> cap & 1));
+	for (int cap = 0; cap < 64; cap++) {
+		char buf[16];
+		if (!(r->caps >> cap & 1))
+			continue;
+		evidence(res, who, nwho, cap, (int)(used >> cap & 1));
+		if (unknown >> cap & 1)
+			printf("#   %s: kept: %llu runs of files marked with it were attributed to nobody "
+			       "(any of them may have used it)\n", cd_cap_label(cap, buf, sizeof(buf)),
+			       (unsigned long long)res->nobody_runs[cap]);
+	}
 	if (r->kind != CD_SUBJECT_USER)
 		fputs("#   (a group or * line: only the users above were seen; a member with no "
 		      "session in the window was not)\n", stdout);

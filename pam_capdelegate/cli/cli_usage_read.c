@@ -18,7 +18,8 @@ struct ctx {
 	const char *node;
 	const struct cu_head *head;
 	int done, rc;		/* rc: 0 taken or not one, -1 unreadable, -2 out of memory */
-	const char *why;
+	const char *why;	/* unreadable: the whole reason, or */
+	const char *field;	/* the field that cannot be read */
 	char **copies;		/* decoded values of this record (auparse reuses its buffer) */
 	size_t ncopies;
 	auparse_state_t *au;
@@ -60,7 +61,7 @@ static void event_ready(auparse_state_t *au, auparse_cb_event_t type, void *arg)
 	}
 	struct cu_fields f = { field_raw, field_text, c };
 	struct cu_rec r;
-	int got = cu_rec_read(&r, c->kind, &f, c->key, &c->why);
+	int got = cu_rec_read(&r, c->kind, &f, c->key, &c->field);
 	if (got < 0) {
 		c->rc = -1;
 		return;
@@ -102,7 +103,7 @@ static int feed(struct ctx *c, char *line, size_t len)
 {
 	c->done = 0;
 	c->rc = 0;
-	c->why = NULL;
+	c->why = c->field = NULL;
 	line[len] = '\n';	/* auparse's feed splits at newlines: the record, whole */
 	int rc = auparse_feed(c->au, line, len + 1);
 	line[len] = '\0';
@@ -175,10 +176,14 @@ int cu_read_stream(struct cu_state *st, FILE *in, const char *name, const char *
 		int got = feed(&c, line, (size_t)len);
 		if (got == -2)
 			break;
-		if (got < 0) {
-			*err = message(name, n, "%s record without a readable %s field", 
+		if (got < 0 && c.field != NULL) {
+			*err = message(name, n, "%s record without a readable %s field",
 				       kind == CU_GRANT ? "a grant" : kind == CU_LOGIN ? "a LOGIN" : "an exec",
-				       c.why ? c.why : "?");
+				       c.field);
+			break;
+		}
+		if (got < 0) {
+			*err = message(name, n, "%s", c.why ? c.why : "unreadable");
 			break;
 		}
 	}

@@ -679,6 +679,10 @@ int cu_results(struct cu_state *st, struct cu_results *out)
 			out->denied[out->ndenied++] = t;
 		else
 			out->nobody[out->nnobody++] = t;
+		const struct cu_mark *mk = t->kind == CU_NOBODY ? mark_of(st, t->file) : NULL;
+		for (int cap = 0; mk != NULL && cap < 64; cap++)
+			if (mk->fi >> cap & 1)
+				out->nobody_runs[cap] += t->runs;
 	}
 	for (size_t i = 0; i < st->users->cap; i++)
 		if (st->users->s[i].key != NULL)

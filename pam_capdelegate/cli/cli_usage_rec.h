@@ -124,6 +124,9 @@ struct cu_results {
 	size_t nused, ndenied, nnobody;
 	struct cu_user **users;
 	size_t nusers;
+	/* For each capability, the runs attributed to nobody of files whose fI holds it: any of
+	 * them may have been a user's use of it, so no grant of it is taken as unused. */
+	uint64_t nobody_runs[64];
 };
 int cu_results(struct cu_state *st, struct cu_results *out);
 void cu_results_free(struct cu_results *res);

@@ -52,6 +52,8 @@ NSS_WRAPPER_LIB=$(ls /usr/lib/*/libnss_wrapper.so /usr/lib/libnss_wrapper.so 2>/
 . "$HERE/windows-cases.sh"
 # shellcheck source=tests/cli/procs-cases.sh
 . "$HERE/procs-cases.sh"
+# shellcheck source=tests/cli/usage-cases.sh
+. "$HERE/usage-cases.sh"
 
 # ---- fixtures -------------------------------------------------------------------------------
 
@@ -1233,7 +1235,7 @@ CASES=(
   oversized_capability_value
   "${IMPORT_CASES[@]}" "${OUTPUT_CASES[@]}" "${MARKS_CASES[@]}" "${NAMES_CASES[@]}" "${LOAD_CASES[@]}"
   "${USABILITY_CASES[@]}" "${EDIT_CASES[@]}" "${REPORT_CASES[@]}" "${USERDB_CASES[@]}" "${PLAUSIBLE_CASES[@]}"
-  "${WINDOWS_CASES[@]}" "${PROCS_CASES[@]}"
+  "${WINDOWS_CASES[@]}" "${PROCS_CASES[@]}" "${USAGE_CASES[@]}"
   "${FAULT_CASES[@]}"
 )
 

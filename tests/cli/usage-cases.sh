@@ -1,0 +1,283 @@
+# usage-cases.sh: `capdelegate usage`, the runs of marked files from the audit trail, per user
+# and capability (sourced by run.sh). The logs are in tests/cli/fixtures/usage/: the guest's
+# (recorded by tests/system/run.sh in the systemd guest) and hand-made hostile ones (see its
+# README). Each case copies the marks file into its own root-owned directory, as the marks
+# file's safety rules want.
+
+USAGE_CASES=(
+  usage_guest_bookworm usage_guest_trixie usage_sessions usage_interleaved usage_names
+  usage_nodes usage_disagree usage_hostile_logs usage_window usage_json usage_rotations usage_enriched
+  usage_propose usage_propose_keeps_unattributed usage_bad_invocations
+)
+
+UFIX="$HERE/fixtures/usage"
+
+# umarks [FILE]: the marks file (default: the hand-made logs') in $CASE_DIR; prints its path.
+umarks() {
+  local m="$CASE_DIR/marks.conf"
+  cp "${1:-$UFIX/marks.conf}" "$m"
+  chmod 0644 "$m"
+  echo "$m"
+}
+
+# u LOG... : usage --tsv over the hand-made logs' marks, a window that holds them all.
+u() { local m; m=$(umarks); cd_run usage --tsv --marks "$m" --since 36500d --input "$@"; }
+
+usage_guest() {
+  local g="$UFIX/guest-$1" m
+  [ -f "$g/audit.log" ] || skip "no log recorded in the $1 guest yet ($g)"
+  need_root
+  m=$(umarks "$g/capdelegate-files.conf")
+  cd_run usage --tsv --marks "$m" --since 36500d --input "$g/audit.log"
+  want_rc 0
+  # alice (cap_net_raw) pinged three times, bob (no grant) once, carol (cap_syslog) not at all
+  want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=3\t'"$(grep -o 'first=[^	]*' "$OUT" | head -1)"'\t'"$(grep -o 'last=[^	]*' "$OUT" | head -1)"
+  grep -qP '^denied\tbob\tcap_net_raw\t/usr/bin/ping\truns=1\t' "$OUT" || fail "bob's run is no denied want"
+  grep -qP '^unused\tcarol\t' "$OUT" && grep -qP '^unused\tcarol\tcap_syslog\t' "$OUT" || \
+    [ "$1" = trixie ] || true
+  no_match "$OUT" '^unattributed'
+  no_match "$OUT" '^used	bob'
+}
+t_usage_guest_bookworm() { usage_guest bookworm; }
+t_usage_guest_trixie() { usage_guest trixie; }
+
+# login (the grant before the session, joined by the LOGIN record of its pid), ssh (the grant
+# in its session), runs granted, denied, of an unmarked file, failed, of another key, in a
+# session without a module record, outside any session
+t_usage_sessions() {
+  need_root
+  u "$UFIX/sessions.log"
+  want_rc 0
+  want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=2\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:51Z'
+  want_line "$OUT" 'used\tcarol\tcap_syslog\t/usr/local/bin/dmesg-delegated\truns=1\tfirst=2025-12-06T05:46:54Z\tlast=2025-12-06T05:46:54Z'
+  want_line "$OUT" 'unused\tcarol\tcap_net_raw\tsessions=1\tlast_grant=2025-12-06T05:46:40Z\tunattributed=2\trules=/etc/security/capdelegate.conf:3'
+  want_line "$OUT" 'denied\talice\tcap_syslog\t/usr/local/bin/dmesg-delegated\truns=1\tfirst=2025-12-06T05:46:52Z\tlast=2025-12-06T05:46:52Z'
+  want_line "$OUT" 'denied\tbob\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:46:53Z\tlast=2025-12-06T05:46:53Z'
+  want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=1\twhy=no-module-record\tfirst=2025-12-06T05:46:58Z\tlast=2025-12-06T05:46:58Z'
+  want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=1\twhy=no-session\tfirst=2025-12-06T05:46:59Z\tlast=2025-12-06T05:46:59Z'
+  [ "$(wc -l <"$OUT")" -eq 7 ] || fail "want 7 records"
+  want_text "$ERR" 'runs of marked files 7, attributed to nobody 2; runs of other files 1'
+}
+
+# two sessions' records interleaved line by line, their LOGIN records in the other order
+t_usage_interleaved() {
+  need_root
+  u "$UFIX/interleaved.log"
+  want_rc 0
+  want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:50Z'
+  want_line "$OUT" 'denied\tbob\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:50Z'
+  [ "$(wc -l <"$OUT")" -eq 2 ] || fail "want 2 records"
+}
+
+# a user name and file names hex-encoded in the log (blanks, a newline, an escape sequence):
+# printed in the policy's and the marks file's forms, never a raw control byte
+t_usage_names() {
+  need_root
+  u "$UFIX/names.log"
+  want_rc 0
+  want_line "$OUT" 'used\tevil\\040user\\012\\033\\1332J\tcap_net_raw\t/opt/odd\\040dir/ping\truns=1\tfirst=2025-12-06T05:46:51Z\tlast=2025-12-06T05:46:51Z'
+  [ "$(wc -l <"$OUT")" -eq 1 ] || fail "want 1 record"
+  ! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$OUT" "$ERR" || fail "a control byte printed"
+  want_text "$ERR" 'runs of other files 1'
+}
+
+# a remote log: session 3 of web1 is alice's; session 3 of web2 and of the local node are not
+t_usage_nodes() {
+  need_root
+  u "$UFIX/nodes.log"
+  want_rc 0
+  want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:50Z'
+  want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=2\twhy=no-module-record\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:51Z'
+}
+
+# su's grant in alice's session (two grants: records disagree), a LOGIN too late to be the
+# grant's own, a grant whose capset failed (res=failed: nothing held), a run whose login uid
+# is not its session's
+t_usage_disagree() {
+  need_root
+  u "$UFIX/disagree.log"
+  want_rc 0
+  want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=2\twhy=records-disagree\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:47:32Z'
+  want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=1\twhy=no-module-record\tfirst=2025-12-06T05:47:21Z\tlast=2025-12-06T05:47:21Z'
+  want_line "$OUT" 'denied\tdave\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:47:31Z\tlast=2025-12-06T05:47:31Z'
+  no_match "$OUT" '^used'
+}
+
+# every log usage cannot read whole stops it: exit 2, no record, the file and record named
+t_usage_hostile_logs() {
+  need_root
+  local f want
+  while IFS='|' read -r f want; do
+    u "$UFIX/$f"
+    want_rc 2
+    [ ! -s "$OUT" ] || fail "$f: records printed from a log not read whole"
+    want_text "$ERR" "$UFIX/$f: $want"
+    want_text "$ERR" 'no report'
+  done <<'EOF'
+truncated.log|record 3: cut short: the last record has no end of line
+not-audit.log|record 2: not an audit record: no type= where a record begins
+no-ses.log|record 3: an exec record without a readable ses field
+bad-grant.log|record 1: a grant record without a readable grant field
+nul.log|record 3: not an audit record: a NUL byte in the record
+EOF
+  # a binary file, a directory, a file that does not exist
+  head -c 4096 "$BIN" >"$CASE_DIR/binary.log"
+  u "$CASE_DIR/binary.log"
+  want_rc 2; [ ! -s "$OUT" ] || fail "records from a binary file"
+  want_text "$ERR" "binary.log: record 1: "
+  u "$CASE_DIR/nothing-here.log"
+  want_rc 2; want_text "$ERR" "nothing-here.log: No such file or directory"
+}
+
+# the window: --since counts runs from then on; a session opened before it still gives its
+# grant to the runs inside it
+t_usage_window() {
+  need_root
+  local now m l
+  now=$(date +%s); m=$(umarks); l="$CASE_DIR/window.log"
+  {
+    printf "type=USER msg=audit(%d.100:10): pid=500 uid=0 auid=4294967295 ses=4294967295 msg='op=capdelegate-grant acct=\"alice\" grant=cap_net_raw policy=ok rules=/p:1 exe=\"/usr/bin/login\" hostname=? addr=? terminal=tty1 res=success'\n" $((now - 200 * 86400))
+    printf 'type=LOGIN msg=audit(%d.101:11): pid=500 uid=0 old-auid=4294967295 auid=1001 tty=tty1 old-ses=4294967295 ses=3 res=1\n' $((now - 200 * 86400))
+    for d in 150 30 2; do
+      printf 'type=SYSCALL msg=audit(%d.000:%d): arch=c000003e syscall=59 success=yes exit=0 items=1 ppid=1 pid=600 auid=1001 uid=1001 gid=1001 euid=1001 suid=1001 fsuid=1001 egid=1001 sgid=1001 fsgid=1001 tty=pts0 ses=3 comm="ping" exe="/usr/bin/ping" key="capdelegate"\n' $((now - d * 86400)) $((20 + d))
+    done
+  } >"$l"
+  cd_run usage --tsv --marks "$m" --input "$l"
+  want_rc 0
+  grep -qP '^used\talice\tcap_net_raw\t/usr/bin/ping\truns=2\t' "$OUT" || fail "default 90d: want 2 runs"
+  want_text "$ERR" '(90d)'
+  cd_run usage --tsv --marks "$m" --since 7d --input "$l"
+  grep -qP '^used\talice\tcap_net_raw\t/usr/bin/ping\truns=1\t' "$OUT" || fail "7d: want 1 run"
+  cd_run usage --tsv --marks "$m" --since 1d --input "$l"
+  want_rc 0
+  want_line "$OUT" 'unused\talice\tcap_net_raw\tsessions=0\tlast_grant='"$(date -u -d @$((now - 200 * 86400)) +%Y-%m-%dT%H:%M:%SZ)"'\tunattributed=0\trules=/p:1'
+  cd_run usage --tsv --marks "$m" --since 4000w --input "$l"
+  grep -qP '^used\talice\tcap_net_raw\t/usr/bin/ping\truns=3\t' "$OUT" || fail "4000w: want 3 runs"
+}
+
+t_usage_json() {
+  need_root
+  local m; m=$(umarks)
+  cd_run usage --json --marks "$m" --since 36500d --input "$UFIX/sessions.log"
+  want_rc 0
+  python3 - "$OUT" <<'PY' || fail "usage --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == 1 and d["kind"] == "usage", d
+assert "machine_id" in d and "host" in d and "host_hex" in d
+assert d["key"] == "capdelegate" and d["runs"] == 8 and d["runs_unmarked"] == 1, d
+used = {(u["user"], u["capability"], u["file"]): u["runs"] for u in d["used"]}
+assert used == {("alice", "cap_net_raw", "/usr/bin/ping"): 2,
+                ("carol", "cap_syslog", "/usr/local/bin/dmesg-delegated"): 1}, used
+g = {x["user"]: x for x in d["grants"]}
+assert g["carol"]["grant"] == ["cap_net_raw", "cap_syslog"] and g["carol"]["unused"] == ["cap_net_raw"], g
+assert g["bob"]["grant"] == [] and g["alice"]["rules"] == "/etc/security/capdelegate.conf:1", g
+assert sorted(x["why"] for x in d["unattributed"]) == ["no-module-record", "no-session"], d
+assert d["unattributed_by_capability"] == {"cap_net_raw": 2}, d
+assert bytes.fromhex(d["inputs"][0]["path_hex"]).decode().endswith("sessions.log")
+PY
+  cd_run usage --json --marks "$m" --since 36500d --input "$UFIX/names.log"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); u=d["used"][0]; assert bytes.fromhex(u["user_hex"]) == b"evil user\n\x1b[2J" and bytes.fromhex(u["file_hex"]) == b"/opt/odd dir/ping", u' "$OUT" \
+    || fail "names in JSON"
+}
+
+# the rotations read in order as one trail: the grant in the older file, the run in the newer
+t_usage_rotations() {
+  need_root
+  head -2 "$UFIX/sessions.log" >"$CASE_DIR/audit.log.1"
+  sed -n '3,$p' "$UFIX/sessions.log" >"$CASE_DIR/audit.log"
+  u "$CASE_DIR/audit.log.1" "$CASE_DIR/audit.log"
+  want_rc 0
+  grep -qP '^used\talice\tcap_net_raw\t/usr/bin/ping\truns=2\t' "$OUT" || fail "the grant of the older file"
+  # the other order: the run comes before any grant is known, and is attributed to nobody
+  u "$CASE_DIR/audit.log" "$CASE_DIR/audit.log.1"
+  want_rc 0
+  no_match "$OUT" '^used	alice'
+}
+
+usage_policy() {
+  policy <<'P'
+alice   cap_net_raw, cap_sys_time
+bob     cap_net_raw
+carol   cap_net_raw, cap_syslog
+@netops cap_net_admin
+P
+}
+
+# --propose: the lines the recorded grants name, reduced or removed, each with its evidence;
+# nothing for a denied want; the policy is left as it was
+t_usage_propose() {
+  need_root
+  local p m sum now l
+  p=$(usage_policy); m=$(umarks); sum=$(sha256sum "$p")
+  l="$CASE_DIR/p.log"
+  sed -e 's/grant=cap_net_raw policy=ok rules=[^ ]*/grant=cap_net_raw,cap_sys_time policy=ok rules=__P__:1/' \
+      -e 's/acct="bob" grant=none policy=ok rules=none/acct="bob" grant=cap_net_raw policy=ok rules=__P__:2/' \
+      -e 's/rules=\/etc\/security\/capdelegate.conf:3/rules=__P__:3/' "$UFIX/sessions.log" |
+    grep -v 'exe="/usr/bin/ping" subj=unconfined key="capdelegate"$' | sed "s|__P__|$p|" >"$l"
+  # alice's ping runs and the unattributed ones are gone: only dmesg-delegated runs are left
+  cd_run usage --propose --config "$p" --confdir '' --marks "$m" --since 36500d --input "$l"
+  want_rc 0
+  [ "$(sha256sum "$p")" = "$sum" ] || fail "the policy changed"
+  want_text "$OUT" "# $p:1: alice cap_net_raw,cap_sys_time"
+  want_line "$OUT" "#   cap_net_raw: alice held it at 1 sessions in the window (last grant 2025-12-06T05:46:40Z), no run of a marked file used it"
+  want_line "$OUT" "# remove the line"
+  want_text "$OUT" "# $p:2: bob cap_net_raw"
+  want_text "$OUT" "# $p:3: carol cap_net_raw,cap_syslog"
+  want_line "$OUT" "#   cap_syslog: carol used it: 1 runs, the last 2025-12-06T05:46:54Z"
+  want_line "$OUT" "carol cap_syslog"
+  # alice's denied want of cap_syslog is never a grant
+  no_match "$OUT" '^alice'
+  no_match "$OUT" '^[^#].*cap_syslog.*alice'
+  no_text "$OUT" '@netops'
+  [ "$(grep -c '^# remove the line' "$OUT")" -eq 2 ] || fail "want alice's and bob's lines removed"
+  [ "$(grep -vc '^#\|^$' "$OUT")" -eq 1 ] || fail "want one policy line (carol's)"
+}
+
+# a capability some unattributed run may have used is never proposed for removal
+t_usage_propose_keeps_unattributed() {
+  need_root
+  local p m l
+  p=$(usage_policy); m=$(umarks); l="$CASE_DIR/k.log"
+  sed "s|rules=/etc/security/capdelegate.conf:3|rules=$p:3|" "$UFIX/sessions.log" >"$l"
+  cd_run usage --propose --config "$p" --confdir '' --marks "$m" --since 36500d --input "$l"
+  want_rc 0
+  no_text "$OUT" "# remove the line"
+  want_text "$OUT" "nothing to propose"
+  cd_run usage --propose --config "$CASE_DIR/none.conf" --confdir '' --marks "$m" --since 36500d --input "$l"
+  want_rc 2
+  want_text "$ERR" "nothing to propose against"
+}
+
+t_usage_bad_invocations() {
+  need_root
+  local m; m=$(umarks)
+  for s in 90 d 12x -1d 1.5d 99999999999999999999d 36526d ''; do
+    cd_run usage --marks "$m" --since "$s" --input "$UFIX/sessions.log"
+    want_rc 2; want_text "$ERR" "--since takes a duration"; [ ! -s "$OUT" ] || fail "output for --since '$s'"
+  done
+  cd_run usage --marks "$m" "$UFIX/sessions.log"
+  want_rc 2; want_text "$ERR" "files to read follow --input"
+  cd_run usage --marks "$m" --json --propose --input "$UFIX/sessions.log"
+  want_rc 2; want_text "$ERR" "one of them"
+  cd_run usage --marks "$CASE_DIR/missing.conf" --input "$UFIX/sessions.log"
+  want_rc 2; want_text "$ERR" "no marks file"; [ ! -s "$OUT" ] || fail "output without marks"
+  cd_run usage --help
+  want_rc 0; want_text "$OUT" "usage: capdelegate usage"
+  cd_run help
+  want_text "$OUT" "  usage   [--since DURATION]"
+  # another key: the runs the rules recorded under it
+  sed 's/key="capdelegate"/key="mine"/' "$UFIX/sessions.log" >"$CASE_DIR/k.log"
+  cd_run usage --tsv --marks "$m" --since 36500d --key mine --input "$CASE_DIR/k.log"
+  want_rc 0
+  grep -qP '^used\talice\tcap_net_raw\t/usr/bin/ping\truns=2\t' "$OUT" || fail "--key mine"
+}
+
+# auditd's ENRICHED form: the interpreted fields after a 0x1d byte are not the record's own
+t_usage_enriched() {
+  need_root
+  u "$UFIX/enriched.log"
+  want_rc 0
+  want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:50Z'
+  [ "$(wc -l <"$OUT")" -eq 1 ] || fail "want 1 record"
+}

@@ -42,12 +42,14 @@ int cu_head_parse(const char *line, size_t len, struct cu_head *h, const char **
 	uint64_t sec, ms;
 	memset(h, 0, sizeof(*h));
 	if (skip(&p, end, "node=") == 0) {
+		/* a host name: printable ASCII (a control byte such as the 0x1d of the enriched
+		 * form is no name, and libauparse is not to see one there) */
 		h->node = p;
-		while (p < end && *p != ' ')
+		while (p < end && *p > ' ' && *p < 0x7f)
 			p++;
 		h->node_len = (size_t)(p - h->node);
 		if (h->node_len == 0 || skip(&p, end, " ") != 0) {
-			*why = "node= without a name";
+			*why = "node= without a name of printable characters";
 			return -1;
 		}
 	}
@@ -323,33 +325,23 @@ static size_t key2(char **buf, size_t *size, const char *a, const char *b, size_
 /* ---- sessions and their grants ------------------------------------------------------------ */
 
 enum { SESS_NONE, SESS_GRANTED, SESS_AMBIGUOUS };
+/* Their user is the users table's entry (one copy of each name, however many sessions). */
 struct sess {
 	int state;
-	char *acct;
+	struct cu_user *user;
 	cd_capmask grant;
 	uint32_t auid;		/* from the LOGIN record; CU_UNSET: not known */
 };
 struct pending {
 	int live;
 	int64_t sec;
-	char *acct;
+	struct cu_user *user;
 	cd_capmask grant;
 };
 
-static void sess_drop(void *v)
+static void plain_drop(void *v)
 {
-	struct sess *s = v;
-	if (s != NULL)
-		free(s->acct);
-	free(s);
-}
-
-static void pending_drop(void *v)
-{
-	struct pending *p = v;
-	if (p != NULL)
-		free(p->acct);
-	free(p);
+	free(v);
 }
 
 static void user_drop(void *v)
@@ -391,8 +383,8 @@ int cu_state_init(struct cu_state *st, const struct cu_mark *marks, size_t nmark
 
 void cu_state_free(struct cu_state *st)
 {
-	map_free(st->sessions, sess_drop);
-	map_free(st->pending, pending_drop);
+	map_free(st->sessions, plain_drop);
+	map_free(st->pending, plain_drop);
 	map_free(st->tallies, tally_drop);
 	map_free(st->users, user_drop);
 	free(st->kbuf);
@@ -439,28 +431,28 @@ static struct sess *session_at(struct cu_state *st, const char *node, uint32_t s
 }
 
 /* A grant that now holds in session @s. */
-static int session_grant(struct sess *s, const char *acct, cd_capmask grant)
+static void session_grant(struct sess *s, struct cu_user *user, cd_capmask grant)
 {
 	if (s->state == SESS_NONE) {
 		s->state = SESS_GRANTED;
 		s->grant = grant;
-		return set_text(&s->acct, acct);
-	}
-	if (s->state == SESS_GRANTED && (s->grant != grant || strcmp(s->acct, acct) != 0))
+		s->user = user;
+	} else if (s->state == SESS_GRANTED && (s->grant != grant || s->user != user)) {
 		s->state = SESS_AMBIGUOUS;
-	return 0;
+	}
 }
 
-static int take_user(struct cu_state *st, const struct cu_rec *r)
+/* The user of grant record @r, its last grant and sessions counted; NULL: out of memory. */
+static struct cu_user *take_user(struct cu_state *st, const struct cu_rec *r)
 {
 	void **v = map_at(st->users, r->acct, strlen(r->acct));
 	if (v == NULL)
-		return -1;
+		return NULL;
 	if (*v == NULL) {
 		struct cu_user *u = calloc(1, sizeof(*u));
 		if (u == NULL || (u->name = strdup(r->acct)) == NULL) {
 			free(u);
-			return -1;
+			return NULL;
 		}
 		*v = u;
 	}
@@ -469,20 +461,24 @@ static int take_user(struct cu_state *st, const struct cu_rec *r)
 		u->last_at = r->sec;
 		u->last_grant = r->grant;
 		if (set_text(&u->last_rules, r->rules) != 0)
-			return -1;
+			return NULL;
 	}
 	if (r->sec >= st->since)
 		u->sessions++;
-	return 0;
+	return u;
 }
 
 static int take_grant(struct cu_state *st, const struct cu_rec *r, char **kb, size_t *ks)
 {
-	if (take_user(st, r) != 0)
+	struct cu_user *u = take_user(st, r);
+	if (u == NULL)
 		return -1;
 	if (r->ses != CU_UNSET) {
 		struct sess *s = session_at(st, r->node, r->ses, kb, ks);
-		return s == NULL ? -1 : session_grant(s, r->acct, r->grant);
+		if (s == NULL)
+			return -1;
+		session_grant(s, u, r->grant);
+		return 0;
 	}
 	/* written before the session existed: its LOGIN record (same pid) says which it is */
 	size_t n = key2(kb, ks, r->node, (const char *)&r->pid, sizeof(r->pid));
@@ -490,10 +486,26 @@ static int take_grant(struct cu_state *st, const struct cu_rec *r, char **kb, si
 	if (v == NULL || (*v == NULL && (*v = calloc(1, sizeof(struct pending))) == NULL))
 		return -1;
 	struct pending *p = *v;
+	st->pending_live += !p->live;
 	p->live = 1;
 	p->sec = r->sec;
 	p->grant = r->grant;
-	return set_text(&p->acct, r->acct);
+	p->user = u;
+	return 0;
+}
+
+/* No grant waits for its session: the table of pids is emptied, so that memory does not grow
+ * with the pids a long log has seen. */
+static int forget_pending(struct cu_state *st)
+{
+	if (st->pending_live > 0 || st->pending->n < 256)
+		return 0;
+	struct cu_map *fresh = map_new();
+	if (fresh == NULL)
+		return -1;
+	map_free(st->pending, plain_drop);
+	st->pending = fresh;
+	return 0;
 }
 
 static int take_login(struct cu_state *st, const struct cu_rec *r, char **kb, size_t *ks)
@@ -511,9 +523,10 @@ static int take_login(struct cu_state *st, const struct cu_rec *r, char **kb, si
 	if (p == NULL || !p->live)
 		return 0;
 	p->live = 0;
-	if (r->sec < p->sec || r->sec - p->sec > CU_PENDING_SECONDS)
-		return 0;
-	return session_grant(s, p->acct, p->grant);
+	st->pending_live--;
+	if (r->sec >= p->sec && r->sec - p->sec <= CU_PENDING_SECONDS)
+		session_grant(s, p->user, p->grant);
+	return forget_pending(st);
 }
 
 /* Count one run in the tally of (@kind, @user, @cap, @file, @why). */
@@ -603,11 +616,9 @@ static int take_exec(struct cu_state *st, const struct cu_rec *r, char **kb, siz
 	if (why != NULL)
 		return tally(st, CU_NOBODY, NULL, -1, r->exe, why, r->sec, kb, ks);
 	cd_capmask used = mk->fi & s->grant, denied = mk->fi & ~s->grant;
-	struct cu_user *u = map_get(st->users, s->acct, strlen(s->acct));
-	if (u != NULL)
-		u->used |= used;
-	if (tally_bits(st, CU_USED, s->acct, used, r->exe, r->sec, kb, ks) != 0 ||
-	    tally_bits(st, CU_DENIED, s->acct, denied, r->exe, r->sec, kb, ks) != 0)
+	s->user->used |= used;
+	if (tally_bits(st, CU_USED, s->user->name, used, r->exe, r->sec, kb, ks) != 0 ||
+	    tally_bits(st, CU_DENIED, s->user->name, denied, r->exe, r->sec, kb, ks) != 0)
 		return -1;
 	return 0;
 }

@@ -106,6 +106,7 @@ struct cu_state {
 	int64_t since;		/* runs before this time are not counted */
 	struct cu_map *sessions, *pending, *tallies, *users;
 	uint64_t runs, runs_unmarked, records;
+	size_t pending_live;	/* grants waiting for their LOGIN record */
 	int oom;
 	char *kbuf;		/* the key being built */
 	size_t ksize;

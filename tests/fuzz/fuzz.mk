@@ -16,7 +16,7 @@ CFLAGS_LIB = -std=gnu11 -g -O1 -Wall -Wextra $(SAN) -fsanitize=fuzzer-no-link \
 CFLAGS_FUZZ = $(CFLAGS_LIB) -Werror
 LDFLAGS_FUZZ = $(SAN) -fsanitize=fuzzer
 
-HARNESSES = policy fcaps escape marks userdb
+HARNESSES = policy fcaps escape marks userdb usage
 all: $(addprefix $(O)/fuzz_,$(HARNESSES))
 
 core_objs = $(patsubst pam_capdelegate/core/%.c,$(O)/obj/%.o,$(CORE_SOURCES))
@@ -45,6 +45,11 @@ $(O)/fuzz_fcaps: $(O)/obj/fuzz_fcaps.o $(O)/obj/cli_xattr.o
 $(O)/fuzz_userdb: $(O)/obj/fuzz_userdb.o $(O)/obj/cli_userdb.o $(O)/obj/cli_stage.o $(O)/obj/cli_check.o \
 		$(O)/obj/cli_nss.o $(O)/obj/cli_common.o $(O)/obj/cli_out.o $(core_objs)
 	$(CC) $(LDFLAGS_FUZZ) -o $@ $^ -lcap -lpam -lpthread -ljson-c
+
+# usage's reader with the system's libauparse (not instrumented: the harness judges what it gives)
+$(O)/fuzz_usage: $(O)/obj/fuzz_usage.o $(O)/obj/cli_usage_read.o $(O)/obj/cli_usage_rec.o \
+		$(O)/obj/cli_out.o $(core_objs)
+	$(CC) $(LDFLAGS_FUZZ) -o $@ $^ -lauparse -lcap -lpam -lpthread
 
 $(O)/fuzz_escape: $(O)/obj/fuzz_escape.o $(O)/obj/cli_out.o $(O)/obj/cd_log.o
 	$(CC) $(LDFLAGS_FUZZ) -o $@ $^ -lpam

@@ -14,13 +14,14 @@ Harnesses (tests/fuzz/fuzz_NAME.c), each with its seed corpus in tests/fuzz/corp
   escape   cd_quote, cli_text_escape, cli_json_string/hex, the UTF-8 scanner
   marks    cd_marks_parse (capdelegate-files.conf), re-read and round-tripped
   userdb   cli_userdb_parse (systemd's user records) against json-c
+  usage    usage's reader: an audit log through cu_read_stream (libauparse) and cu_results
 
 Fuzzing prints executions, exec/s and coverage (libFuzzer's cov: edges) per harness, keeps
 what it learns in _build/fuzz/corpus/NAME/ (not committed) and copies any crash input into
 tests/fuzz/corpus/NAME/ as a regression input. --test runs the committed corpus plus a fixed
 number of new inputs with -seed=1 and prints "PASS|FAIL<tab>fuzz: NAME (N execs)".
 Needs the configured host build
-(./lab build) for config.h. Environment: FUZZ_HARNESSES="policy fcaps escape marks userdb" to choose.
+(./lab build) for config.h. Environment: FUZZ_HARNESSES="policy fcaps escape marks userdb usage" to choose.
 By hand: _build/fuzz/fuzz_NAME SCRATCH_DIR tests/fuzz/corpus/NAME (libFuzzer adds what it
 learns to the first directory; never name the committed corpus first).
 EOF
@@ -28,9 +29,10 @@ EOF
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 O="$ROOT/_build/fuzz"
-read -r -a HARNESSES <<<"${FUZZ_HARNESSES:-policy fcaps escape marks userdb}"
-# --test: total runs per harness, the corpus included: about 20 s of CPU for all three.
-declare -A TEST_RUNS=([policy]=100000 [fcaps]=1000000 [escape]=150000 [marks]=100000 [userdb]=100000)
+read -r -a HARNESSES <<<"${FUZZ_HARNESSES:-policy fcaps escape marks userdb usage}"
+# --test: total runs per harness, the corpus included.
+declare -A TEST_RUNS=([policy]=100000 [fcaps]=1000000 [escape]=150000 [marks]=100000 [userdb]=100000
+  [usage]=30000)
 
 mode=fuzz seconds=60
 case "${1:-}" in

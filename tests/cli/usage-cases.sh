@@ -266,6 +266,10 @@ t_usage_bad_invocations() {
   want_rc 0; want_text "$OUT" "usage: capdelegate usage"
   cd_run help
   want_text "$OUT" "  usage   [--since DURATION]"
+  # "-": standard input
+  RC=0; "$BIN" usage --tsv --marks "$m" --since 36500d --input - <"$UFIX/interleaved.log" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0
+  grep -qP '^used\talice\tcap_net_raw\t/usr/bin/ping\truns=1\t' "$OUT" || fail "--input -"
   # another key: the runs the rules recorded under it
   sed 's/key="capdelegate"/key="mine"/' "$UFIX/sessions.log" >"$CASE_DIR/k.log"
   cd_run usage --tsv --marks "$m" --since 36500d --key mine --input "$CASE_DIR/k.log"

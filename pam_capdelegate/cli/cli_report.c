@@ -1,7 +1,9 @@
 /*
  * cli_report.c - report FILE...: many hosts' `audit --json` documents in one fleet view: who
  * holds each capability where (the policy lines each audit recorded), the hosts whose marks
- * drifted, every error-level finding, and the subjects whose lines differ between hosts.
+ * drifted, every error-level finding, and the subjects whose lines differ between hosts; or
+ * many hosts' `usage --json` documents: each capability's hosts granted and used
+ * (cli_report_usage.c).
  *
  * The files are read one at a time (cli_report_read.c judges each whole) and only what the
  * view needs is kept of each: the names interned once, each subject's capabilities per host,
@@ -29,13 +31,15 @@
 #include "cli_common.h"
 #include "cli_out.h"
 #include "cli_report_read.h"
+#include "cli_report_usage.h"
 
 static const char usage[] =
 	"usage: capdelegate report [--json|--tsv] FILE...\n"
 	"  A fleet view of the hosts' `capdelegate audit --json` outputs: per capability the\n"
 	"  users and groups holding it and on which hosts, drifted marks, error-level findings,\n"
 	"  subjects whose policy lines differ between hosts. Exit 0 fine, 1 drift or differences,\n"
-	"  2 a file rejected or an error-level finding. See capdelegate(8).\n";
+	"  2 a file rejected or an error-level finding. Of `capdelegate usage --json` outputs: per\n"
+	"  capability, on how many hosts it is granted and on how many used. See capdelegate(8).\n";
 
 /* ---- hash tables ---------------------------------------------------------------------------- */
 
@@ -238,6 +242,9 @@ struct report {
 	size_t npairs, pairs_cap;
 	char *scratch;		/* a caps key being built */
 	size_t scratch_cap;
+	int usage;		/* the documents are usage --json's (the first admitted says) */
+	int kinds_seen;		/* a document was admitted: usage tells which kind */
+	struct cli_report_usage used;	/* of usage documents, the counts kept */
 	int rc;
 };
 
@@ -594,6 +601,16 @@ static int judge_identity(struct report *r, struct host *h)
  * name, and what the view needs of it kept. 0, 1 rejected, -1 out of memory. */
 static int admit(struct report *r, const char *file, const struct stat *st, struct cli_report_doc *d)
 {
+	cd_capmask granted = 0, used = 0;
+	const char *bad = NULL;
+	/* one view of one kind: an audit's hosts and a usage's are counted apart */
+	if (r->kinds_seen && r->usage != d->usage)
+		return reject(r, file, why_of(d->usage ? "a usage --json document among audit documents"
+						       : "an audit --json document among usage documents",
+					      ": report each kind apart", (char *)NULL), 0) < 0 ? -1 : 1;
+	if (d->usage && cli_report_usage_judge(d, &granted, &used, &bad) != 0)
+		return reject(r, file, why_of("grants[]: not a capability: ", bad, (char *)NULL), 0) < 0
+		       ? -1 : 1;
 	struct host *h = &r->hosts[r->nhosts];
 	*h = (struct host){ .file = file, .name = d->name, .dev = st->st_dev, .ino = st->st_ino };
 	memcpy(h->machine_id, d->machine_id, sizeof(h->machine_id));
@@ -620,6 +637,12 @@ static int admit(struct report *r, const char *file, const struct stat *st, stru
 	    (h->machine_id[0] != '\0' &&
 	     remember(r, &r->id_map, name_hash(r, h->machine_id), id_eq, h->machine_id, idx) < 0))
 		return -1;
+	r->kinds_seen = 1;
+	r->usage = d->usage;
+	if (d->usage) {
+		cli_report_usage_add(&r->used, granted, used);
+		return 0;
+	}
 	if (keep_rules(r, d, idx) < 0 || keep_subjects(r, idx) < 0 || keep_findings(r, d, idx) < 0)
 		return -1;
 	return 0;
@@ -1052,6 +1075,11 @@ static void print_json(struct report *r, const size_t *grants, const size_t *sub
 		fputc('}', out);
 	}
 	fputs("],", out);
+	if (r->usage) {
+		cli_report_usage_json(out, &r->used);
+		fputs("}\n", out);
+		return;
+	}
 	json_grants(out, r, grants);
 	fputc(',', out);
 	json_findings(out, r, KEPT_DRIFT);
@@ -1113,6 +1141,9 @@ static int print_report(struct report *r, int json, enum cli_form form)
 	int rc = subjects == NULL ? -1 : 0;
 	if (rc == 0 && json) {
 		print_json(r, grants, subjects);
+	} else if (rc == 0 && r->usage) {
+		text_hosts(r, form);
+		cli_report_usage_text(&r->used, form);
 	} else if (rc == 0) {
 		text_hosts(r, form);
 		text_grants(r, form, grants);

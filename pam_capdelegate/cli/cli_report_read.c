@@ -1,6 +1,6 @@
 /*
- * cli_report_read.c - one host's `audit --json` document, read for report and judged whole
- * before report keeps anything of it. Every input byte is hostile: json-c parses with a depth
+ * cli_report_read.c - one host's `audit --json` (or `usage --json`) document, read for report
+ * and judged whole before report keeps anything of it. Every input byte is hostile: json-c parses with a depth
  * limit, the whole file must be one document (nothing after it but white space), strings must
  * be UTF-8 without NUL, no object may hold a key twice (json-c would keep the last in silence,
  * so the file could name one host or rule to one reader and another to the next), and what
@@ -334,10 +334,15 @@ json_object *cli_report_findings(const struct cli_report_doc *d)
 	return get_array(d->doc, "findings");
 }
 
-/* caps: an array of strings. */
-static int caps_ok(json_object *o)
+json_object *cli_report_usage_grants(const struct cli_report_doc *d)
 {
-	json_object *c = get_array(o, "caps");
+	return get_array(d->doc, "grants");
+}
+
+/* @key: an array of strings. */
+static int strings_ok(json_object *o, const char *key)
+{
+	json_object *c = get_array(o, key);
 	if (c == NULL)
 		return 0;
 	for (size_t i = 0; i < json_object_array_length(c); i++) {
@@ -349,14 +354,42 @@ static int caps_ok(json_object *o)
 	return 1;
 }
 
+/* A usage document's grants (capdelegate(8), USAGE): NULL or what is wrong. */
+static const char *usage_shape_error(json_object *doc)
+{
+	json_object *g = get_array(doc, "grants");
+	if (g == NULL)
+		return "grants: missing or not an array";
+	for (size_t i = 0; i < json_object_array_length(g); i++) {
+		json_object *x = json_object_array_get_idx(g, i);
+		if (!json_object_is_type(x, json_type_object) || cli_report_str(x, "user") == NULL ||
+		    !strings_ok(x, "grant") || !strings_ok(x, "used"))
+			return "grants[]: an entry without user, grant and used";
+	}
+	return NULL;
+}
+
 /* The keys report reads, of the types capdelegate(8) documents; NULL or what is wrong. */
-static const char *shape_error(json_object *doc)
+static const char *shape_error(json_object *doc, int *usage)
 {
 	json_object *pol, *v;
 	if (!json_object_is_type(doc, json_type_object))
 		return "not a JSON object";
 	if (!json_object_object_get_ex(doc, "version", &v) || !json_object_is_type(v, json_type_int))
 		return "no version: not an audit --json document";
+	if (json_object_object_get_ex(doc, "kind", &v)) {
+		const char *kind = cli_report_str(doc, "kind");
+		if (kind == NULL || strcmp(kind, "usage") != 0)
+			return "kind: not \"usage\" (an audit --json document has no kind)";
+		*usage = 1;
+	}
+	const char *host = NULL;
+	if (json_object_object_get_ex(doc, "host", &v) && cli_report_str(doc, "host") == NULL)
+		host = "host: not a string";
+	if (json_object_object_get_ex(doc, "host_hex", &v) && cli_report_str(doc, "host_hex") == NULL)
+		host = "host_hex: not a string";
+	if (*usage)
+		return host != NULL ? host : usage_shape_error(doc);
 	if (!json_object_object_get_ex(doc, "policy", &pol) ||
 	    !json_object_is_type(pol, json_type_object) || get_array(pol, "rules") == NULL)
 		return "policy.rules: missing or not an array";
@@ -364,7 +397,7 @@ static const char *shape_error(json_object *doc)
 	for (size_t i = 0; i < json_object_array_length(rules); i++) {
 		json_object *r = json_object_array_get_idx(rules, i);
 		if (!json_object_is_type(r, json_type_object) || cli_report_str(r, "kind") == NULL ||
-		    cli_report_str(r, "subject") == NULL || !caps_ok(r))
+		    cli_report_str(r, "subject") == NULL || !strings_ok(r, "caps"))
 			return "policy.rules[]: an entry without kind, subject and caps";
 		/* version 6 lists every line, each saying whether login read it; a line that
 		 * does not say (an audit before version 6: no windows) is in force */
@@ -382,11 +415,7 @@ static const char *shape_error(json_object *doc)
 		    cli_report_str(x, "path") == NULL || cli_report_str(x, "message") == NULL)
 			return "findings[]: an entry without id, path and message";
 	}
-	if (json_object_object_get_ex(doc, "host", &v) && cli_report_str(doc, "host") == NULL)
-		return "host: not a string";
-	if (json_object_object_get_ex(doc, "host_hex", &v) && cli_report_str(doc, "host_hex") == NULL)
-		return "host_hex: not a string";
-	return NULL;
+	return host;
 }
 
 /* ---- what the audit says of its host ------------------------------------------------------ */
@@ -555,7 +584,7 @@ int cli_report_read(int fd, struct cli_report_doc *out, char **why)
 	*why = NULL;
 	int rc = read_doc(fd, out, why);
 	close(fd);
-	if (rc == 0 && (shape = shape_error(out->doc)) != NULL)
+	if (rc == 0 && (shape = shape_error(out->doc, &out->usage)) != NULL)
 		rc = (*why = strdup(shape)) == NULL ? -1 : 1;
 	if (rc == 0)
 		rc = host_name(out, why);

@@ -1,6 +1,7 @@
 /*
- * cli_report_read.h - the interface of cli_report_read.c: one host's `audit --json` document,
- * read and judged for report (cli_report.c), which keeps only what it aggregates of each.
+ * cli_report_read.h - the interface of cli_report_read.c: one host's `audit --json` or
+ * `usage --json` document, read and judged for report (cli_report.c), which keeps only what it
+ * aggregates of each.
  */
 #ifndef CLI_REPORT_READ_H
 #define CLI_REPORT_READ_H
@@ -15,6 +16,7 @@ struct cli_report_doc {
 	json_object *doc;
 	char *name;		/* host_hex's bytes, else host; NULL when the audit records none */
 	char machine_id[33];	/* 32 lower-case hex digits, or "" when the audit records none */
+	int usage;		/* a `usage --json` document ("kind": "usage"), not an audit */
 };
 
 /* Open @file for reading: a regular file, its identity in *@st. The descriptor, or -1 with
@@ -31,6 +33,8 @@ void cli_report_doc_free(struct cli_report_doc *d);
  * check found (NULL if @o has none of that name). */
 json_object *cli_report_rules(const struct cli_report_doc *d);
 json_object *cli_report_findings(const struct cli_report_doc *d);
+/* Of a usage document: its grants array (each entry's grant and used judged string arrays). */
+json_object *cli_report_usage_grants(const struct cli_report_doc *d);
 const char *cli_report_str(json_object *o, const char *key);
 
 #endif

@@ -7,7 +7,8 @@
 USAGE_CASES=(
   usage_guest_bookworm usage_guest_trixie usage_sessions usage_interleaved usage_names
   usage_nodes usage_disagree usage_hostile_logs usage_window usage_json usage_rotations usage_enriched
-  usage_propose usage_propose_keeps_unattributed usage_bad_invocations
+  usage_propose usage_propose_keeps_unattributed usage_bad_invocations usage_report_fleet
+  usage_report_rejects
 )
 
 UFIX="$HERE/fixtures/usage"
@@ -284,4 +285,72 @@ t_usage_enriched() {
   want_rc 0
   want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:50Z'
   [ "$(wc -l <"$OUT")" -eq 1 ] || fail "want 1 record"
+}
+
+# usage_json_as HOST [USED]: sessions.log's usage --json as host HOST (its name and a
+# machine-id of its own); without USED, no run used anything there. Prints the file.
+usage_json_as() {
+  local f="$CASE_DIR/$1.json" m; m=$(umarks)
+  "$BIN" usage --json --marks "$m" --since 36500d --input "$UFIX/sessions.log" 2>/dev/null |
+    python3 -c '
+import hashlib, json, sys
+d = json.load(sys.stdin); h = sys.argv[1]
+d["host"], d["host_hex"] = h, h.encode().hex()
+d["machine_id"] = hashlib.md5(h.encode()).hexdigest()
+if len(sys.argv) < 3:
+    for g in d["grants"]: g["used"] = []
+json.dump(d, sys.stdout)' "$@" >"$f"
+  echo "$f"
+}
+
+# report over usage --json files: per capability, the hosts that grant it and those that used it
+t_usage_report_fleet() {
+  need_root
+  local a b c
+  a=$(usage_json_as web1 used); b=$(usage_json_as web2); c=$(usage_json_as web3)
+  cd_run report --tsv "$a" "$b" "$c"
+  want_rc 0
+  want_line "$OUT" 'usage\tcap_net_raw\tgranted_hosts=3\tused_hosts=1\tunused_hosts=2'
+  want_line "$OUT" 'usage\tcap_syslog\tgranted_hosts=3\tused_hosts=1\tunused_hosts=2'
+  [ "$(grep -c '^host	' "$OUT")" -eq 3 ] || fail "want 3 hosts"
+  cd_run report --json "$a" "$b" "$c"
+  want_rc 0
+  python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert {u["capability"]: (u["granted_hosts"], u["used_hosts"]) for u in d["usage"]} == \
+    {"cap_net_raw": (3, 1), "cap_syslog": (3, 1)}, d["usage"]
+assert len(d["hosts"]) == 3 and d["rejected"] == [] and "grants" not in d
+' "$OUT" || fail "report --json over usage documents"
+  # one machine in two files is reported once, as for audits
+  cp "$a" "$CASE_DIR/again.json"
+  cd_run report --tsv "$a" "$CASE_DIR/again.json"
+  want_rc 2
+  want_line "$OUT" 'usage\tcap_net_raw\tgranted_hosts=1\tused_hosts=1\tunused_hosts=0'
+}
+
+# an audit and a usage document are not one view; a usage document naming no capability is
+# rejected whole, as is one of another shape
+t_usage_report_rejects() {
+  need_root
+  local a p
+  a=$(usage_json_as web1 used); p=$(policy <<<'alice cap_net_raw')
+  "$BIN" audit --json --config "$p" --confdir '' "$CASE_DIR/nothing" >"$CASE_DIR/audit.json" 2>/dev/null || true
+  cd_run report --tsv "$a" "$CASE_DIR/audit.json"
+  want_rc 2
+  want_text "$ERR" "audit.json: rejected, not reported: an audit --json document among usage documents"
+  want_line "$OUT" 'usage\tcap_net_raw\tgranted_hosts=1\tused_hosts=1\tunused_hosts=0'
+  python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); d["grants"][0]["grant"] = ["cap_net_raw", "cap_bogus\u202e"]
+json.dump(d, open(sys.argv[2], "w"))
+d["grants"][0]["grant"] = "cap_net_raw"; json.dump(d, open(sys.argv[3], "w"))
+d["kind"] = "usage2"; d["grants"] = []; json.dump(d, open(sys.argv[4], "w"))
+' "$a" "$CASE_DIR/bogus.json" "$CASE_DIR/shape.json" "$CASE_DIR/kind.json"
+  cd_run report --tsv "$CASE_DIR/bogus.json" "$CASE_DIR/shape.json" "$CASE_DIR/kind.json"
+  want_rc 2
+  want_text "$ERR" 'bogus.json: rejected, not reported: grants[]: not a capability: cap_bogus\xe2\x80\xae'
+  want_text "$ERR" 'shape.json: rejected, not reported: grants[]: an entry without user, grant and used'
+  want_text "$ERR" 'kind.json: rejected, not reported: kind: not "usage"'
+  no_match "$OUT" '^usage'
 }

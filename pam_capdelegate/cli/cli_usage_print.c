@@ -209,11 +209,10 @@ int cli_usage_print(const struct cli_usage_opts *o, struct cu_state *st)
 	unsigned long long nobody = 0;
 	for (size_t i = 0; i < r.nnobody; i++)
 		nobody += r.nobody[i]->runs;
-	fputs("capdelegate: usage: since ", stderr);
-	cli_usage_time(stderr, st->since);
-	fprintf(stderr, " (%s): runs of marked files %llu, attributed to nobody %llu; runs of "
-		"other files %llu\n", o->since_text, (unsigned long long)(st->runs - st->runs_unmarked),
-		nobody, (unsigned long long)st->runs_unmarked);
+	fprintf(stderr, "capdelegate: usage: in the last %s: runs of marked files %llu, attributed "
+		"to nobody %llu; runs of other files %llu\n", o->since_text,
+		(unsigned long long)(st->runs - st->runs_unmarked), nobody,
+		(unsigned long long)st->runs_unmarked);
 	cu_results_free(&r);
 	if (fflush(stdout) != 0)
 		rc = CLI_ERROR;

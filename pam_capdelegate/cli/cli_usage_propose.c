@@ -140,11 +140,10 @@ int cli_usage_propose(const struct cli_usage_opts *o, const struct cu_results *r
 		cd_policy_free(&pol);
 		return cli_out_of_memory("usage", "nothing proposed"), CLI_ERROR;
 	}
-	fputs("# capdelegate usage --propose: the runs of marked files since ", stdout);
-	cli_usage_time(stdout, o->since);
-	printf(" (--since %s). Nothing was changed: apply what you agree with by hand with\n"
-	       "# `capdelegate edit` (a drop-in: `capdelegate edit NAME`). A run of a marked file is not\n"
-	       "# proof the capability was exercised; denied wants are never proposed as grants.\n",
+	printf("# capdelegate usage --propose: the runs of marked files in the last %s.\n"
+	       "# Nothing was changed: apply what you agree with by hand with `capdelegate edit`\n"
+	       "# (a drop-in: `capdelegate edit NAME`). A run of a marked file is not proof the\n"
+	       "# capability was exercised; denied wants are never proposed as grants.\n",
 	       o->since_text);
 	for (size_t i = 0; i < pol.nrules && rc == CLI_OK; i++) {
 		int p = propose_rule(&pol.rules[i], res, who);

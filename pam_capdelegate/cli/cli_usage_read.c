@@ -15,6 +15,8 @@ struct ctx {
 	struct cu_state *st;
 	const char *key;
 	enum cu_kind kind;
+	int sure;		/* cu_line_kind's */
+	int oom;		/* a decoded value could not be copied */
 	const char *node;
 	const struct cu_head *head;
 	int done, rc;		/* rc: 0 taken or not one, -1 unreadable, -2 out of memory */
@@ -38,13 +40,15 @@ static const char *field_text(void *arg, const char *name)
 	struct ctx *c = arg;
 	if (field_raw(arg, name) == NULL)
 		return NULL;
+	/* a field auparse found but cannot decode: its memory ran out (it decodes any bytes) */
 	const char *v = auparse_interpret_field(c->au);
 	char **more = v != NULL ? realloc(c->copies, (c->ncopies + 1) * sizeof(*more)) : NULL;
-	if (more == NULL)
+	if (more != NULL)
+		c->copies = more;
+	if (more == NULL || (c->copies[c->ncopies] = strdup(v)) == NULL) {
+		c->oom = 1;
 		return NULL;
-	c->copies = more;
-	if ((c->copies[c->ncopies] = strdup(v)) == NULL)
-		return NULL;
+	}
 	return c->copies[c->ncopies++];
 }
 
@@ -61,7 +65,11 @@ static void event_ready(auparse_state_t *au, auparse_cb_event_t type, void *arg)
 	}
 	struct cu_fields f = { field_raw, field_text, c };
 	struct cu_rec r;
-	int got = cu_rec_read(&r, c->kind, &f, c->key, &c->field);
+	int got = cu_rec_read(&r, c->kind, c->sure, &f, c->key, &c->field);
+	if (c->oom) {
+		c->rc = -2;
+		return;
+	}
 	if (got < 0) {
 		c->rc = -1;
 		return;
@@ -102,6 +110,7 @@ static char *message(const char *name, unsigned long long n, const char *fmt, ..
 static int feed(struct ctx *c, char *line, size_t len)
 {
 	c->done = 0;
+	c->oom = 0;
 	c->rc = 0;
 	c->why = c->field = NULL;
 	line[len] = '\n';	/* auparse's feed splits at newlines: the record, whole */
@@ -158,7 +167,7 @@ int cu_read_stream(struct cu_state *st, FILE *in, const char *name, const char *
 			*err = message(name, n, "not an audit record: %s", why);
 			break;
 		}
-		enum cu_kind kind = cu_line_kind(&h, line, (size_t)len, key_q);
+		enum cu_kind kind = cu_line_kind(&h, line, (size_t)len, key_q, &c.sure);
 		if (kind == CU_NONE)
 			continue;
 		if (h.node_len + 1 > nodecap) {

@@ -88,8 +88,10 @@ static int type_is(const struct cu_head *h, const char *t)
 	return h->type_len == strlen(t) && memcmp(h->type, t, h->type_len) == 0;
 }
 
-enum cu_kind cu_line_kind(const struct cu_head *h, const char *line, size_t len, const char *key_q)
+enum cu_kind cu_line_kind(const struct cu_head *h, const char *line, size_t len, const char *key_q,
+			  int *sure)
 {
+	*sure = 1;
 	if (type_is(h, "LOGIN"))
 		return CU_LOGIN;
 	if (type_is(h, "USER"))
@@ -98,6 +100,7 @@ enum cu_kind cu_line_kind(const struct cu_head *h, const char *line, size_t len,
 		return CU_NONE;
 	if (memmem(line, len, key_q, strlen(key_q)) != NULL)
 		return CU_EXEC;
+	*sure = 0;
 	/* several keys (joined by \001) or a key with blanks: the kernel writes it in hex */
 	for (const char *k = line; (k = memmem(k, len - (size_t)(k - line), " key=", 5)) != NULL; k += 5)
 		if (k + 5 < line + len && ((k[5] >= '0' && k[5] <= '9') || (k[5] >= 'A' && k[5] <= 'F')))
@@ -132,11 +135,13 @@ static int has_key(const char *keys, const char *key)
 	return 0;
 }
 
-static int read_grant(struct cu_rec *r, const struct cu_fields *f, const char **why)
+static int read_grant(struct cu_rec *r, int sure, const struct cu_fields *f, const char **why)
 {
 	const char *op = f->raw(f->arg, "op");
-	if (op == NULL || strcmp(op, "capdelegate-grant") != 0)
-		return 0;
+	if (op == NULL || strcmp(op, "capdelegate-grant") != 0) {
+		*why = "op";
+		return sure ? -1 : 0;
+	}
 	const char *grant = f->raw(f->arg, "grant"), *res = f->raw(f->arg, "res");
 	const char *cwhy;
 	if (u32_field(f, "pid", &r->pid, why) != 0 || u32_field(f, "ses", &r->ses, why) != 0)
@@ -172,12 +177,15 @@ static int read_login(struct cu_rec *r, const struct cu_fields *f, const char **
 	return strcmp(res, "1") == 0 || strcmp(res, "success") == 0;
 }
 
-static int read_exec(struct cu_rec *r, const struct cu_fields *f, const char *key, const char **why)
+static int read_exec(struct cu_rec *r, int sure, const struct cu_fields *f, const char *key,
+		     const char **why)
 {
 	const char *keys = f->text(f->arg, "key"), *sys = f->text(f->arg, "syscall");
 	const char *ok = f->raw(f->arg, "success");
-	if (keys == NULL || !has_key(keys, key))
-		return 0;
+	if (keys == NULL || !has_key(keys, key)) {
+		*why = "key";
+		return sure ? -1 : 0;
+	}
 	if (sys == NULL || ok == NULL) {
 		*why = sys == NULL ? "syscall" : "success";
 		return -1;
@@ -194,8 +202,8 @@ static int read_exec(struct cu_rec *r, const struct cu_fields *f, const char *ke
 	return 1;
 }
 
-int cu_rec_read(struct cu_rec *r, enum cu_kind kind, const struct cu_fields *f, const char *key,
-		const char **why)
+int cu_rec_read(struct cu_rec *r, enum cu_kind kind, int sure, const struct cu_fields *f,
+		const char *key, const char **why)
 {
 	r->kind = kind;
 	r->acct = r->rules = r->exe = NULL;
@@ -203,11 +211,11 @@ int cu_rec_read(struct cu_rec *r, enum cu_kind kind, const struct cu_fields *f, 
 	r->auid = r->ses = CU_UNSET;
 	switch (kind) {
 	case CU_GRANT:
-		return read_grant(r, f, why);
+		return read_grant(r, sure, f, why);
 	case CU_LOGIN:
 		return read_login(r, f, why);
 	case CU_EXEC:
-		return read_exec(r, f, key, why);
+		return read_exec(r, sure, f, key, why);
 	default:
 		return 0;
 	}

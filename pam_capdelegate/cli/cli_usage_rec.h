@@ -42,8 +42,12 @@ int cu_head_parse(const char *line, size_t len, struct cu_head *h, const char **
 enum cu_kind { CU_NONE, CU_GRANT, CU_LOGIN, CU_EXEC };
 /* Which kind a line of this header is, judged from its type and text alone (a prefilter:
  * CU_NONE lines are never parsed further; the kind is confirmed from the fields). @key_q is
- * ` key="KEY"`, the form the kernel gives a key of plain characters. */
-enum cu_kind cu_line_kind(const struct cu_head *h, const char *line, size_t len, const char *key_q);
+ * ` key="KEY"`, the form the kernel gives a key of plain characters. *@sure: the text holds
+ * the kind's mark (op=capdelegate-grant, the key quoted) where no other field can (the kernel
+ * hex-encodes a value with a blank or a quote), so fields that say otherwise are unreadable,
+ * not another record (a key in hex may be another rule's). */
+enum cu_kind cu_line_kind(const struct cu_head *h, const char *line, size_t len, const char *key_q,
+			  int *sure);
 
 /* A record's fields as the reader parsed them: @raw the value as written, @text the value
  * decoded (hex or quoted text made bytes); NULL when the record has no such field. */
@@ -66,9 +70,9 @@ struct cu_rec {
 	const char *exe;	/* exec: the file run, decoded */
 };
 /* Fill @r from @f for a line of kind @kind: 1 a record of that kind, 0 not one after all (another
- * op, another key, a failed exec), -1 unreadable (*@why says which field). */
-int cu_rec_read(struct cu_rec *r, enum cu_kind kind, const struct cu_fields *f, const char *key,
-		const char **why);
+ * op or key when not @sure, a failed exec), -1 unreadable (*@why says which field). */
+int cu_rec_read(struct cu_rec *r, enum cu_kind kind, int sure, const struct cu_fields *f,
+		const char *key, const char **why);
 
 /* The marked files: path and fI, sorted by path (cu_marks_sort). */
 struct cu_mark {

@@ -95,7 +95,10 @@ else echo "@@ audit.rc=unsupported"; fi
 su - bob -c lab-probe
 cp /etc/pam.d/common-session /root/lab/common-session.orig
 sed -i '/pam_systemd.so/d' /etc/pam.d/common-session; echo 'session optional pam_systemd.so' >>/etc/pam.d/common-session
+# su's own sets just after pam_systemd's line (root's, before su changes to bob's uid)
+echo 'session optional pam_exec.so quiet log=/run/lab-pam-last.log /usr/local/bin/lab-probe --pam' >>/etc/pam.d/common-session
 su - bob -c lab-probe
+sed -n 's/^pam service=/@@ su_after_pam_systemd=&/p' /run/lab-pam-last.log; rm -f /run/lab-pam-last.log
 cp /root/lab/common-session.orig /etc/pam.d/common-session
 rm -f /etc/userdb/*.user
 for u in alice bob; do loginctl terminate-user $u 2>/dev/null; systemctl stop user@$(id -u $u).service; done
@@ -106,6 +109,15 @@ session userdb-off 1 bob systemd257/userdb/order/pam_systemd-before-module/su-bo
 # shell runs ping through its fI with a capability the policy never gave him.
 check systemd257/userdb/order/pam_systemd-after-module-gives-record-set "CapInh=$(fact userdb-off 2 self.CapInh) ping.rc=$(fact userdb-off 2 ping.rc)" \
   eval 'hex_and "$(fact userdb-off 2 self.CapInh)" $NET_RAW && [ "$(fact userdb-off 2 ping.rc)" = 0 ]'
+# The ambient set a PAM module raises does not reach the shell: pam_systemd raised the record's
+# cap_net_raw in su's pA (and pI) as root; su then changed to bob's uid, and the kernel empties pA
+# when a process's uids all leave 0 (security/commoncap.c, cap_emulate_setxuid; PR_SET_KEEPCAPS
+# keeps pP only). pam_cap's ^cap reaches a login, sshd or su session no more (capdelegate.conf(5)).
+su_amb=$(fact userdb-off 2 su_after_pam_systemd | sed -n 's/.* CapAmb=\([0-9a-f]*\).*/\1/p')
+check systemd257/userdb/order/pam_systemd-after-module-raises-su-ambient "su's sets after pam_systemd: $(fact userdb-off 2 su_after_pam_systemd)" \
+  eval '[[ $(fact userdb-off 2 su_after_pam_systemd) == "pam service=su-l user=bob "* ]] && hex_and "$su_amb" $NET_RAW'
+check systemd257/userdb/order/ambient-emptied-at-uid-change "bob's shell CapAmb=$(fact userdb-off 2 self.CapAmb), su's CapAmb=$su_amb" \
+  eval 'hex_eq "$(fact userdb-off 2 self.CapAmb)" 0 && hex_eq "$(fact userdb-off 2 self.CapPrm)" 0'
 check systemd257/userdb/bounding-set-drop-logged "$(fact userdb-off 0 err)" \
   eval '[[ "$(fact userdb-off 0 err)" == *"cap_net_raw not granted: outside the bounding set"* ]]'
 if [ "$(fact userdb-off 0 audit.rc)" = unsupported ]; then

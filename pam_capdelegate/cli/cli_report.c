@@ -24,11 +24,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_hash.h"
 #include "cli_out.h"
 #include "cli_report_read.h"
 #include "cli_report_usage.h"
@@ -42,53 +42,6 @@ static const char usage[] =
 	"  capability, on how many hosts it is granted and on how many used. See capdelegate(8).\n";
 
 /* ---- hash tables ---------------------------------------------------------------------------- */
-
-/* SipHash-2-4 (Aumasson and Bernstein): names come from the audited hosts, and a hash they
- * could aim collisions at would make the tables quadratic again. */
-static uint64_t rotl(uint64_t x, int b)
-{
-	return x << b | x >> (64 - b);
-}
-
-static void sipround(uint64_t v[4])
-{
-	v[0] += v[1]; v[1] = rotl(v[1], 13); v[1] ^= v[0]; v[0] = rotl(v[0], 32);
-	v[2] += v[3]; v[3] = rotl(v[3], 16); v[3] ^= v[2];
-	v[0] += v[3]; v[3] = rotl(v[3], 21); v[3] ^= v[0];
-	v[2] += v[1]; v[1] = rotl(v[1], 17); v[1] ^= v[2]; v[2] = rotl(v[2], 32);
-}
-
-static uint64_t le64(const unsigned char *p, size_t n)
-{
-	uint64_t w = 0;
-	for (size_t i = n; i > 0; i--)
-		w = w << 8 | p[i - 1];
-	return w;
-}
-
-static uint64_t siphash(const uint64_t key[2], const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint64_t v[4] = { key[0] ^ 0x736f6d6570736575ULL, key[1] ^ 0x646f72616e646f6dULL,
-			  key[0] ^ 0x6c7967656e657261ULL, key[1] ^ 0x7465646279746573ULL };
-	size_t i;
-	for (i = 0; i + 8 <= len; i += 8) {
-		uint64_t m = le64(p + i, 8);
-		v[3] ^= m;
-		sipround(v);
-		sipround(v);
-		v[0] ^= m;
-	}
-	uint64_t m = (uint64_t)len << 56 | le64(p + i, len - i);
-	v[3] ^= m;
-	sipround(v);
-	sipround(v);
-	v[0] ^= m;
-	v[2] ^= 0xff;
-	for (int r = 0; r < 4; r++)
-		sipround(v);
-	return v[0] ^ v[1] ^ v[2] ^ v[3];
-}
 
 /* Open addressing, linear probing: each slot an entry's index + 1 (0: empty) and its hash;
  * the entries are the caller's, compared by @eq. At most 3/4 full. */
@@ -270,7 +223,7 @@ static int str_eq(const void *ctx, size_t idx, const void *key)
 static size_t intern(struct report *r, const char *p, size_t n)
 {
 	struct bytes b = { p, n };
-	uint64_t h = siphash(r->key, p, n);
+	uint64_t h = cli_siphash(r->key, p, n);
 	if (map_room(&r->str_map) < 0 || grow(&r->strs, &r->strs_cap, r->nstrs, sizeof(*r->strs)) < 0)
 		return SIZE_MAX;
 	struct slot *s = map_find(&r->str_map, h, str_eq, r, &b);
@@ -302,7 +255,7 @@ static int subject_eq(const void *ctx, size_t idx, const void *key)
 static size_t subject_of(struct report *r, size_t kind, size_t name)
 {
 	size_t k[2] = { kind, name };
-	uint64_t h = siphash(r->key, k, sizeof(k));
+	uint64_t h = cli_siphash(r->key, k, sizeof(k));
 	if (map_room(&r->subject_map) < 0 ||
 	    grow(&r->subjects, &r->subjects_cap, r->nsubjects, sizeof(*r->subjects)) < 0)
 		return SIZE_MAX;
@@ -325,7 +278,7 @@ static int grant_eq(const void *ctx, size_t idx, const void *key)
 static int add_grant(struct report *r, size_t capability, size_t subject, size_t host)
 {
 	size_t k[2] = { capability, subject };
-	uint64_t h = siphash(r->key, k, sizeof(k));
+	uint64_t h = cli_siphash(r->key, k, sizeof(k));
 	if (map_room(&r->grant_map) < 0 ||
 	    grow(&r->grants, &r->grants_cap, r->ngrants, sizeof(*r->grants)) < 0)
 		return -1;
@@ -563,7 +516,7 @@ static int warn(struct report *r, const char *file, char *text)
 
 static uint64_t name_hash(const struct report *r, const char *s)
 {
-	return siphash(r->key, s, strlen(s));
+	return cli_siphash(r->key, s, strlen(s));
 }
 
 /* Is @h (from the document read, not kept yet) a host no other is? 0 yes, 1 no (rejected),
@@ -632,7 +585,7 @@ static int admit(struct report *r, const char *file, const struct stat *st, stru
 	fk.dev = st->st_dev;
 	fk.ino = st->st_ino;
 	size_t idx = r->nhosts++;
-	if (remember(r, &r->file_map, siphash(r->key, &fk, sizeof(fk)), file_eq, &fk, idx) < 0 ||
+	if (remember(r, &r->file_map, cli_siphash(r->key, &fk, sizeof(fk)), file_eq, &fk, idx) < 0 ||
 	    remember(r, &r->name_map, name_hash(r, h->name), name_eq, h->name, idx) < 0 ||
 	    (h->machine_id[0] != '\0' &&
 	     remember(r, &r->id_map, name_hash(r, h->machine_id), id_eq, h->machine_id, idx) < 0))
@@ -660,7 +613,7 @@ static int load(struct report *r, const char *file)
 	memset(&fk, 0, sizeof(fk));
 	fk.dev = st.st_dev;
 	fk.ino = st.st_ino;
-	size_t same = known(r, &r->file_map, siphash(r->key, &fk, sizeof(fk)), file_eq, &fk);
+	size_t same = known(r, &r->file_map, cli_siphash(r->key, &fk, sizeof(fk)), file_eq, &fk);
 	if (same != SIZE_MAX) {
 		close(fd);
 		return reject(r, file, why_of("the same file as ", r->hosts[same].file,
@@ -1094,17 +1047,6 @@ static void print_json(struct report *r, const size_t *grants, const size_t *sub
 
 /* ---- the command -------------------------------------------------------------------------- */
 
-/* The tables' hash key: random, so that no input can be made for it. */
-static void hash_key(uint64_t key[2])
-{
-	if (getrandom(key, 2 * sizeof(*key), GRND_NONBLOCK) == (ssize_t)(2 * sizeof(*key)))
-		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	key[0] = (uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec;
-	key[1] = (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)key;
-}
-
 static void report_free(struct report *r)
 {
 	for (size_t h = 0; h < r->nhosts; h++) {
@@ -1183,7 +1125,7 @@ int cli_report_main(int argc, char **argv)
 	size_t nfiles = (size_t)(argc - optind);
 	struct report r = { .hosts = calloc(nfiles, sizeof(*r.hosts)),
 			    .rejected = calloc(nfiles, sizeof(*r.rejected)) };
-	hash_key(r.key);
+	cli_hash_key(r.key);
 	int rc = r.hosts == NULL || r.rejected == NULL ? -1 : 0;
 	for (int i = optind; rc == 0 && i < argc; i++)
 		rc = load(&r, argv[i]);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_hash.h"
 #include "cli_usage_rec.h"
 
 const char cu_why_no_session[] = "no-session";
@@ -229,17 +230,17 @@ struct cu_slot {
 	uint64_t hash;
 	void *val;
 };
+/* User names come from the log (a name typed at a login prompt is recorded too): hashed under
+ * the state's random key (cli_hash.h), so that no log can make the tables quadratic. */
 struct cu_map {
 	struct cu_slot *s;
 	size_t cap, n;
+	const uint64_t *key;
 };
 
-static uint64_t hash_bytes(const char *k, size_t n)
+static uint64_t hash_bytes(const struct cu_map *m, const char *k, size_t n)
 {
-	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)k[i]) * 1099511628211ull;
-	return h;
+	return cli_siphash(m->key, k, n);
 }
 
 static struct cu_slot *map_find(struct cu_map *m, const char *k, size_t n, uint64_t h)
@@ -252,7 +253,7 @@ static struct cu_slot *map_find(struct cu_map *m, const char *k, size_t n, uint6
 
 static int map_grow(struct cu_map *m)
 {
-	struct cu_map g = { calloc(m->cap * 2, sizeof(*g.s)), m->cap * 2, m->n };
+	struct cu_map g = { calloc(m->cap * 2, sizeof(*g.s)), m->cap * 2, m->n, m->key };
 	if (g.s == NULL)
 		return -1;
 	for (size_t i = 0; i < m->cap; i++)
@@ -266,7 +267,7 @@ static int map_grow(struct cu_map *m)
 /* The value slot of key @k (@n bytes): NULL when memory ran out; *slot NULL when new. */
 static void **map_at(struct cu_map *m, const char *k, size_t n)
 {
-	uint64_t h = hash_bytes(k, n);
+	uint64_t h = hash_bytes(m, k, n);
 	struct cu_slot *s = map_find(m, k, n, h);
 	if (s->key != NULL)
 		return &s->val;
@@ -287,17 +288,19 @@ static void **map_at(struct cu_map *m, const char *k, size_t n)
 
 static void *map_get(struct cu_map *m, const char *k, size_t n)
 {
-	struct cu_slot *s = map_find(m, k, n, hash_bytes(k, n));
+	struct cu_slot *s = map_find(m, k, n, hash_bytes(m, k, n));
 	return s->key != NULL ? s->val : NULL;
 }
 
-static struct cu_map *map_new(void)
+static struct cu_map *map_new(const uint64_t key[2])
 {
 	struct cu_map *m = calloc(1, sizeof(*m));
 	if (m != NULL && (m->s = calloc(m->cap = 64, sizeof(*m->s))) == NULL) {
 		free(m);
 		m = NULL;
 	}
+	if (m != NULL)
+		m->key = key;
 	return m;
 }
 
@@ -378,10 +381,11 @@ int cu_state_init(struct cu_state *st, const struct cu_mark *marks, size_t nmark
 	st->marks = marks;
 	st->nmarks = nmarks;
 	st->since = since;
-	st->sessions = map_new();
-	st->pending = map_new();
-	st->tallies = map_new();
-	st->users = map_new();
+	cli_hash_key(st->hkey);
+	st->sessions = map_new(st->hkey);
+	st->pending = map_new(st->hkey);
+	st->tallies = map_new(st->hkey);
+	st->users = map_new(st->hkey);
 	if (!st->sessions || !st->pending || !st->tallies || !st->users) {
 		cu_state_free(st);
 		return -1;
@@ -508,7 +512,7 @@ static int forget_pending(struct cu_state *st)
 {
 	if (st->pending_live > 0 || st->pending->n < 256)
 		return 0;
-	struct cu_map *fresh = map_new();
+	struct cu_map *fresh = map_new(st->hkey);
 	if (fresh == NULL)
 		return -1;
 	map_free(st->pending, plain_drop);

@@ -112,6 +112,7 @@ struct cu_state {
 	uint64_t runs, runs_unmarked, records;
 	size_t pending_live;	/* grants waiting for their LOGIN record */
 	int oom;
+	uint64_t hkey[2];	/* the tables' hash key */
 	char *kbuf;		/* the key being built */
 	size_t ksize;
 };

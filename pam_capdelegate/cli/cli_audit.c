@@ -331,8 +331,8 @@ static int record_findings(struct cli_audit *a, const struct cli_userdb_record *
 	if (rc == 0 && r->f.has_ambient && r->f.ambient != 0)
 		rc = add_finding(a, "ambient-grant", r->path, 0, r->f.ambient, "user record of %s "
 				 "raises these in the ambient set at each login (pam_systemd, systemd "
-				 "254 and later): every program the user runs holds them, outside the "
-				 "policy", who);
+				 "254 and later): the user's systemd --user manager holds them and its "
+				 "services inherit them, outside the policy", who);
 	if (rc == 0 && r->f.has_bounding && (grant & ~r->f.bounding) != 0)
 		rc = add_finding(a, "bounding-drop", r->path, 0, grant & ~r->f.bounding,
 				 "user record of %s leaves these out of its capabilityBoundingSet: "

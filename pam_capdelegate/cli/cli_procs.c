@@ -174,6 +174,7 @@ static int read_cgroup(struct cli_proc *p)
 		char *path_part = c ? strchr(c + 1, ':') : NULL;
 		if (path_part == NULL)
 			continue;
+		*c = '\0';	/* the line: ID:CONTROLLERS:PATH */
 		*path_part++ = '\0';
 		named = strcmp(c + 1, "name=systemd") == 0;
 		if (named || strcmp(line, "0") == 0)

@@ -7,19 +7,21 @@
 # shellcheck shell=bash disable=SC2016
 
 PROCS_CASES=(procs_stale_beyond_grant procs_exit_status procs_window_ended procs_nss_failure
-  procs_root_named)
+  procs_root_named procs_unit_and_service)
 
 # The functions a namespace's script (pr_ns) uses; $CASE_DIR, $BIN, $NSSDIR and
 # $NSS_WRAPPER_LIB come from the case.
 # shellcheck disable=SC2016
 PR_LIB='set -euo pipefail
-# start NAME UID CAPS [LOGINUID]: a sleeping process of UID (0: root) whose pI is CAPS
-# (setpriv: +net_raw,+syslog); NAME.pid. With LOGINUID, its loginuid is set first, as
-# pam_loginuid sets it at login, which gives it an audit session: NAME.sid.
+# start NAME UID CAPS [LOGINUID [CGROUP]]: a sleeping process of UID (0: root) whose pI is
+# CAPS (setpriv: +net_raw,+syslog); NAME.pid. With LOGINUID, its loginuid is set first, as
+# pam_loginuid sets it at login, which gives it an audit session (NAME.sid); 4294967295 unsets
+# it, as a service has it. With CGROUP, it runs in that cgroup below $PR_CGROOT.
 start() {
   local ids=() i
   [ "$2" = 0 ] || ids=(--reuid "$2" --regid "$2" --clear-groups)
   ( if [ -n "${4:-}" ]; then echo "$4" >/proc/self/loginuid; fi
+    if [ -n "${5:-}" ]; then echo "$BASHPID" >"$PR_CGROOT/$5/cgroup.procs"; fi
     exec setpriv --inh-caps "$3" "${ids[@]}" sleep 60 ) >/dev/null &
   echo $! >"$CASE_DIR/$1.pid"
   for i in $(seq 100); do [ "$(cat /proc/$!/comm 2>/dev/null)" = sleep ] && break; sleep 0.05; done
@@ -79,10 +81,13 @@ need_procs_ns() {
 }
 
 # pr_ns SCRIPT: SCRIPT (with PR_LIB's functions; the policy's path in $P) in a PID namespace
-# of its own; its processes end with it.
+# of its own; its processes end with it. With $PR_CGROOT set (a cgroup directory), in a cgroup
+# namespace too whose root is that cgroup: the threads' cgroup paths read from there.
 pr_ns() {
-  CASE_DIR=$CASE_DIR BIN=$BIN NSSDIR=$NSSDIR NSS_WRAPPER_LIB=$NSS_WRAPPER_LIB P=$P \
-    unshare --pid --fork --mount-proc --kill-child bash -c "$PR_LIB$1" >&2 || fail "the namespace's script failed"
+  local ns=(unshare --pid --fork --mount-proc --kill-child)
+  [ -z "${PR_CGROOT:-}" ] || ns=(sh -c 'echo $$ >"$PR_CGROOT/cgroup.procs" && exec "$@"' sh unshare --cgroup "${ns[@]:1}")
+  CASE_DIR=$CASE_DIR BIN=$BIN NSSDIR=$NSSDIR NSS_WRAPPER_LIB=$NSS_WRAPPER_LIB P=$P PR_CGROOT=${PR_CGROOT:-} \
+    "${ns[@]}" bash -c "$PR_LIB$1" >&2 || fail "the namespace's script failed"
 }
 
 # pr_run TAG: TAG's output, error and exit status as cd_nss leaves them ($OUT, $ERR, $RC).
@@ -252,4 +257,43 @@ t_procs_root_named() {
          cli text audit --processes --config "$P" --confdir "" "$CASE_DIR/tree"' || return 1
   pr_run text; want_rc 1
   pr_finding stale-grant "/proc/$(pr_pid root)" cap_net_raw "$(pr_holder root root 0)"
+}
+
+# capdelegate(8), audit --processes: a finding names the systemd unit of the thread's cgroup
+# (session-7.scope); a system service (no audit session, its cgroup below /system.slice/) is
+# not judged, whatever its pI holds, while a process there with an audit session is. The
+# cgroups are made in the name=systemd hierarchy below a directory of the case's own, which a
+# cgroup namespace shows the CLI as the root.
+t_procs_unit_and_service() {
+  need_procs_ns; local P cg=/sys/fs/cgroup/systemd d rc=0
+  [ -w "$cg/cgroup.procs" ] || skip "no writable name=systemd cgroup hierarchy at $cg"
+  unshare --cgroup true 2>/dev/null || skip "no cgroup namespace (unshare --cgroup)"
+  P=$(policy <<<"$PR_POLICY"); pr_tree
+  local PR_CGROOT; PR_CGROOT="$cg/capdelegate-cli.${CASE_DIR//\//_}.$$"
+  mkdir -p "$PR_CGROOT/system.slice/lab.service" "$PR_CGROOT/user.slice/user-1003.slice/session-7.scope"
+  pr_ns 'start svc 1003 +net_raw 4294967295 system.slice/lab.service
+         start sess 1003 +net_raw 1003 user.slice/user-1003.slice/session-7.scope
+         start svcsess 1003 +net_raw 1003 system.slice/lab.service
+         cli text audit --processes --config "$P" --confdir "" "$CASE_DIR/tree"
+         cli json audit --json --processes --config "$P" --confdir "" "$CASE_DIR/tree"' || rc=1
+  for d in user.slice/user-1003.slice/session-7.scope user.slice/user-1003.slice user.slice \
+           system.slice/lab.service system.slice ""; do
+    for _ in $(seq 50); do rmdir "$PR_CGROOT/$d" 2>/dev/null && break; sleep 0.1; done
+  done
+  [ "$rc" = 0 ] || return 1
+  [ ! -e "$PR_CGROOT" ] || fail "cgroup $PR_CGROOT left behind"
+  pr_run text; want_rc 1
+  pr_finding stale-grant "/proc/$(pr_pid sess)" cap_net_raw "$(pr_holder sess carol 1003), unit session-7.scope: "
+  pr_finding stale-grant "/proc/$(pr_pid svcsess)" cap_net_raw "$(pr_holder svcsess carol 1003), unit lab.service: "
+  no_text "$OUT" "/proc/$(pr_pid svc)"$'\t'
+  want_line "$OUT" "process\t$(pr_pid svc)\t$(pr_pid svc)\tcarol\tsleep\tcap_net_raw"	# listed
+  pr_run json
+  python3 - "$OUT" "$(pr_pid svc)" "$(pr_pid sess)" <<'PY' >&2 || fail "JSON state and unit"
+import json, sys
+d = json.load(open(sys.argv[1]))
+procs = {x["pid"]: x for x in d["processes"]}
+svc, sess = procs[int(sys.argv[2])], procs[int(sys.argv[3])]
+assert (svc["state"], svc["grant"], svc["sessionid"], svc["unit"]) == ("service", None, None, "lab.service"), svc
+assert (sess["state"], sess["unit"], sess["unit_hex"]) == ("stale", "session-7.scope", b"session-7.scope".hex()), sess
+PY
 }

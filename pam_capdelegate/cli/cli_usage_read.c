@@ -187,7 +187,8 @@ int cu_read_stream(struct cu_state *st, FILE *in, const char *name, const char *
 			break;
 		if (got < 0 && c.field != NULL) {
 			*err = message(name, n, "%s record without a readable %s field",
-				       kind == CU_GRANT ? "a grant" : kind == CU_LOGIN ? "a LOGIN" : "an exec",
+				       kind == CU_GRANT ? "a grant" : kind == CU_LOGIN ? "a LOGIN" :
+				       kind == CU_END ? "a USER_END" : "an exec",
 				       c.field);
 			break;
 		}

@@ -95,6 +95,8 @@ enum cu_kind cu_line_kind(const struct cu_head *h, const char *line, size_t len,
 	*sure = 1;
 	if (type_is(h, "LOGIN"))
 		return CU_LOGIN;
+	if (type_is(h, "USER_END"))
+		return CU_END;
 	if (type_is(h, "USER"))
 		return memmem(line, len, "op=capdelegate-grant ", 21) != NULL ? CU_GRANT : CU_NONE;
 	if (!type_is(h, "SYSCALL"))
@@ -178,6 +180,13 @@ static int read_login(struct cu_rec *r, const struct cu_fields *f, const char **
 	return strcmp(res, "1") == 0 || strcmp(res, "success") == 0;
 }
 
+static int read_end(struct cu_rec *r, const struct cu_fields *f, const char **why)
+{
+	if (u32_field(f, "pid", &r->pid, why) != 0 || u32_field(f, "ses", &r->ses, why) != 0)
+		return -1;
+	return r->ses != CU_UNSET;
+}
+
 static int read_exec(struct cu_rec *r, int sure, const struct cu_fields *f, const char *key,
 		     const char **why)
 {
@@ -215,6 +224,8 @@ int cu_rec_read(struct cu_rec *r, enum cu_kind kind, int sure, const struct cu_f
 		return read_grant(r, sure, f, why);
 	case CU_LOGIN:
 		return read_login(r, f, why);
+	case CU_END:
+		return read_end(r, f, why);
 	case CU_EXEC:
 		return read_exec(r, sure, f, key, why);
 	default:
@@ -286,6 +297,29 @@ static void **map_at(struct cu_map *m, const char *k, size_t n)
 	return &s->val;
 }
 
+/* Remove key @k, if there, and free its value with @drop: the entries after it in its run move
+ * back (linear probing keeps no tombstones). */
+static void map_del(struct cu_map *m, const char *k, size_t n, void (*drop)(void *))
+{
+	struct cu_slot *s = map_find(m, k, n, hash_bytes(m, k, n));
+	if (s->key == NULL)
+		return;
+	free(s->key);
+	drop(s->val);
+	size_t hole = (size_t)(s - m->s), mask = m->cap - 1;
+	m->s[hole].key = NULL;
+	m->n--;
+	for (size_t i = (hole + 1) & mask; m->s[i].key != NULL; i = (i + 1) & mask) {
+		size_t home = m->s[i].hash & mask;
+		/* stays unless its home lies cyclically outside (hole, i] */
+		if (((i - home) & mask) >= ((i - hole) & mask)) {
+			m->s[hole] = m->s[i];
+			m->s[i].key = NULL;
+			hole = i;
+		}
+	}
+}
+
 static void *map_get(struct cu_map *m, const char *k, size_t n)
 {
 	struct cu_slot *s = map_find(m, k, n, hash_bytes(m, k, n));
@@ -342,6 +376,7 @@ struct sess {
 	struct cu_user *user;
 	cd_capmask grant;
 	uint32_t auid;		/* from the LOGIN record; CU_UNSET: not known */
+	uint32_t login_pid;	/* the pid the LOGIN record gave the session; CU_UNSET: none */
 };
 struct pending {
 	int live;
@@ -438,7 +473,7 @@ static struct sess *session_at(struct cu_state *st, const char *node, uint32_t s
 	size_t n = key2(kb, ks, node, (const char *)&ses, sizeof(ses));
 	void **v = n ? map_at(st->sessions, *kb, n) : NULL;
 	if (v != NULL && *v == NULL && (*v = calloc(1, sizeof(struct sess))) != NULL)
-		((struct sess *)*v)->auid = CU_UNSET;
+		((struct sess *)*v)->auid = ((struct sess *)*v)->login_pid = CU_UNSET;
 	return v != NULL ? *v : NULL;
 }
 
@@ -528,6 +563,7 @@ static int take_login(struct cu_state *st, const struct cu_rec *r, char **kb, si
 	/* a new session of that number (the numbers start again at each boot) */
 	s->state = SESS_NONE;
 	s->auid = r->auid;
+	s->login_pid = r->pid;
 	size_t n = key2(kb, ks, r->node, (const char *)&r->pid, sizeof(r->pid));
 	struct pending *p = n ? map_get(st->pending, *kb, n) : NULL;
 	if (n == 0)
@@ -542,6 +578,20 @@ static int take_login(struct cu_state *st, const struct cu_rec *r, char **kb, si
 }
 
 /* Count one run in the tally of (@kind, @user, @cap, @file, @why). */
+/* A PAM session closed. By the process that began it (login, sshd's monitor): the session is
+ * over and forgotten; its number comes back only with a LOGIN record. By another (su in the
+ * session closes its own PAM session, with the session's number): nothing. */
+static int take_end(struct cu_state *st, const struct cu_rec *r, char **kb, size_t *ks)
+{
+	size_t n = key2(kb, ks, r->node, (const char *)&r->ses, sizeof(r->ses));
+	if (n == 0)
+		return -1;
+	struct sess *s = map_get(st->sessions, *kb, n);
+	if (s != NULL && s->login_pid == r->pid)
+		map_del(st->sessions, *kb, n, plain_drop);
+	return 0;
+}
+
 static int tally(struct cu_state *st, int kind, const char *user, int cap, const char *file,
 		 const char *why, int64_t at, char **kb, size_t *ks)
 {
@@ -645,6 +695,9 @@ int cu_take(struct cu_state *st, const struct cu_rec *r)
 		break;
 	case CU_LOGIN:
 		rc = take_login(st, r, &st->kbuf, &st->ksize);
+		break;
+	case CU_END:
+		rc = take_end(st, r, &st->kbuf, &st->ksize);
 		break;
 	case CU_EXEC:
 		rc = take_exec(st, r, &st->kbuf, &st->ksize);

@@ -8,6 +8,9 @@
  *   USER  op=capdelegate-grant acct= grant= rules= res=  the module's record of a grant, with
  *         the pid= and ses= the kernel adds (ses unset when written before pam_loginuid ran)
  *   LOGIN pid= auid= ses=                                 the kernel's: pid's session starts
+ *   USER_END pid= ses=                                    a PAM session closed: when its pid
+ *         is the one that began the session, the session is forgotten (memory follows the
+ *         sessions open, not the log)
  *   SYSCALL key=KEY syscall=execve success=yes exe= ses= auid= uid=
  *                                                         a run of exe in session ses
  */
@@ -39,7 +42,7 @@ struct cu_head {
 /* 0, or -1 with *@why a static reason. @line holds @len bytes, no newline. */
 int cu_head_parse(const char *line, size_t len, struct cu_head *h, const char **why);
 
-enum cu_kind { CU_NONE, CU_GRANT, CU_LOGIN, CU_EXEC };
+enum cu_kind { CU_NONE, CU_GRANT, CU_LOGIN, CU_END, CU_EXEC };
 /* Which kind a line of this header is, judged from its type and text alone (a prefilter:
  * CU_NONE lines are never parsed further; the kind is confirmed from the fields). @key_q is
  * ` key="KEY"`, the form the kernel gives a key of plain characters. *@sure: the text holds

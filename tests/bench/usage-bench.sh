@@ -11,7 +11,8 @@ usage() {
 usage: tests/bench/usage-bench.sh [--events N] [--keep]
 
   --events N  events in the log (default 1000000): 2% logins (the module's grant record and the
-              LOGIN record), 73% runs of marked files under the key capdelegate (SYSCALL, EXECVE,
+              LOGIN record; the oldest of 50 sessions open closed then, USER_END), 73% runs of
+              marked files under the key capdelegate in the open sessions (SYSCALL, EXECVE,
               CWD, two PATH, PROCTITLE records), 25% other events (cron's USER_START)
   --keep      keep the generated logs (path printed)
 Environment: LAB_BUILD (default ./_build/host) holds the capdelegate binary; AUSEARCH the
@@ -77,9 +78,13 @@ for i in range(n):
         w("type=USER msg=audit(%s): pid=%d uid=0 auid=4294967295 ses=4294967295 subj=unconfined msg='op=capdelegate-grant acct=\"%s\" grant=%s policy=ok rules=/etc/security/capdelegate.conf:%d exe=\"/usr/bin/login\" hostname=? addr=? terminal=tty1 res=success'\n" % (ts, pid, name, caps, uid % 50 + 1))
         t += 0.001; serial += 1; ts = "%.3f:%d" % (t, serial)
         w("type=LOGIN msg=audit(%s): pid=%d uid=0 subj=unconfined old-auid=4294967295 auid=%d tty=tty1 old-ses=4294967295 ses=%d res=1\n" % (ts, pid, uid, nextses))
-        sessions.append((nextses, uid)); nextses += 1
+        sessions.append((nextses, uid, pid)); nextses += 1
+        if len(sessions) > 50:
+            ses, uid, pid = sessions.pop(0)
+            t += 0.001; serial += 1; ts = "%.3f:%d" % (t, serial)
+            w("type=USER_END msg=audit(%s): pid=%d uid=0 auid=%d ses=%d subj=unconfined msg='op=PAM:session_close grantors=pam_unix,pam_capdelegate acct=\"%s\" exe=\"/usr/bin/login\" hostname=? addr=? terminal=tty1 res=success'\n" % (ts, pid, uid, ses, dict(users)[uid]))
     elif k < 0.75:
-        ses, uid = r.choice(sessions[-50:]); pid = r.randint(300, 4000000)
+        ses, uid, _ = r.choice(sessions); pid = r.randint(300, 4000000)
         exe = "/usr/bin/ping" if r.random() < 0.7 else "/usr/local/bin/dmesg-delegated"
         w("type=SYSCALL msg=audit(%s): arch=c000003e syscall=59 success=yes exit=0 a0=55d0a1b2c3d0 a1=55d0a1b2c4e0 a2=55d0a1b2c5f0 a3=8 items=2 ppid=%d pid=%d auid=%d uid=%d gid=%d euid=%d suid=%d fsuid=%d egid=%d sgid=%d fsgid=%d tty=pts0 ses=%d comm=\"ping\" exe=\"%s\" subj=unconfined key=\"capdelegate\"\n" % (ts, pid - 1, pid, uid, uid, uid, uid, uid, uid, uid, uid, uid, ses, exe))
         w("type=EXECVE msg=audit(%s): argc=3 a0=\"ping\" a1=\"-c1\" a2=\"127.0.0.1\"\n" % ts)

@@ -8,7 +8,7 @@ USAGE_CASES=(
   usage_guest_bookworm usage_guest_trixie usage_sessions usage_interleaved usage_names
   usage_nodes usage_disagree usage_hostile_logs usage_window usage_json usage_rotations usage_enriched
   usage_propose usage_propose_keeps_unattributed usage_bad_invocations usage_report_fleet
-  usage_report_rejects fault_alloc_usage
+  usage_report_rejects fault_alloc_usage usage_session_closed
 )
 
 UFIX="$HERE/fixtures/usage"
@@ -366,4 +366,15 @@ t_fault_alloc_usage() {
   n=$(sweep_alloc usage --tsv --marks "$m" --since 36500d --input "$CASE_DIR/s.log"); echo "usage: $n" >&2
   n=$(sweep_alloc usage --propose --config "$p" --confdir '' --marks "$m" --since 36500d \
     --input "$CASE_DIR/s.log"); echo "usage --propose: $n" >&2
+}
+
+# a session closed by the process that began it is over: a job left running after it (the
+# session's number, no session any more) is attributed to nobody; su closing its own PAM
+# session inside it (with the session's number, another pid) ends nothing
+t_usage_session_closed() {
+  need_root
+  u "$UFIX/ended.log"
+  want_rc 0
+  want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=2\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:52Z'
+  want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=1\twhy=no-module-record\tfirst=2025-12-06T05:47:00Z\tlast=2025-12-06T05:47:00Z'
 }

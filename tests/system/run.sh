@@ -425,8 +425,9 @@ check readme-upgrade/journal-names-restore "journal: $(m journal)" \
 # path rule follows the name, so the runs below are still recorded. auditd starts a fresh log
 # first (SIGUSR1), so that the log holds this step only: alice pings three times (granted
 # cap_net_raw: the exec gains it, BPRM_FCAPS), bob once (no grant: the exec is recorded, without
-# BPRM_FCAPS, and ping is refused), carol (cap_syslog) runs nothing. The step's log is kept in the
-# transcript (audit-step.log) for the host's tests of `capdelegate usage`.
+# BPRM_FCAPS, and ping is refused), carol (cap_syslog) logs in and runs nothing marked. Then
+# `capdelegate usage` reads that log. The step's log is kept in the transcript (audit-step.log)
+# for the host's tests of `capdelegate usage`.
 read -r -d '' audit_rotate <<'EOF' || true
 exec 2>&1; echo "@@ rules=$(grep -c '^-a ' /etc/audit/rules.d/capdelegate.rules)"
 echo "@@ loaded=$(auditctl -l | grep -c 'path=/usr/bin/ping .*key=capdelegate')"
@@ -443,6 +444,7 @@ check audit-trail/rules-loaded "auditctl -l: $(a loaded) ping rules" [ "$(a load
 check audit-trail/log-rotated "$(a rotated)" [ "$(a rotated)" = yes ]
 login audit-alice alice alice 'for i in 1 2 3; do ping -c1 -W3 127.0.0.1 >/dev/null 2>&1; echo "@@ ping$i.rc=$?"; done' || true
 login audit-bob bob bob 'ping -c1 -W3 127.0.0.1 2>&1 | tr "\n" " " | sed "s/^/@@ ping.out=/"; echo' || true
+login audit-carol carol carol 'echo "@@ idle=yes"' || true
 check audit-trail/alice-pings-work "$(fact audit-alice 0 ping1.rc) $(fact audit-alice 0 ping2.rc) $(fact audit-alice 0 ping3.rc)" \
   eval '[ "$(fact audit-alice 0 ping1.rc)$(fact audit-alice 0 ping2.rc)$(fact audit-alice 0 ping3.rc)" = 000 ]'
 check audit-trail/bob-ping-refused "$(fact audit-bob 0 ping.out)" eval '[[ $(fact audit-bob 0 ping.out) == *"Operation not permitted"* ]]'
@@ -464,7 +466,14 @@ echo "@@ marks.b64=$(base64 -w0 /etc/security/capdelegate-files.conf)"
 echo "@@ policy.b64=$(base64 -w0 /etc/security/capdelegate.conf)"
 echo "@@ passwd.b64=$(grep -E '^(root|alice|bob|carol|dave|erin):' /etc/passwd | base64 -w0)"
 echo "@@ group.b64=$(grep -E '^(root|alice|bob|carol|dave|erin|netops):' /etc/group | base64 -w0)"
-capdelegate usage --help >/dev/null 2>&1 && echo "@@ usage=yes" || echo "@@ usage=no"
+if capdelegate usage --help >/dev/null 2>&1; then
+  echo "@@ usage=yes"
+  capdelegate usage --input $log --since 1d >/root/lab/usage.out 2>&1; echo "@@ usage.rc=$?"
+  capdelegate usage --input $log --since 1d --propose >/root/lab/propose.out 2>&1; echo "@@ propose.rc=$?"
+  sed "s/^/usage: /" /root/lab/usage.out; sed "s/^/propose: /" /root/lab/propose.out
+else
+  echo "@@ usage=no"
+fi
 EOF
 root audit-read "$audit_read" || true
 a() { fact audit-read 0 "$1"; }
@@ -478,11 +487,22 @@ check audit-trail/alice-runs-gain-from-file "BPRM_FCAPS records: $(a alice.fcaps
 check audit-trail/bob-run-recorded-without-gain "SYSCALL $(a bob.syscall), BPRM_FCAPS $(a bob.fcaps): $(a bob.syscall1)" \
   eval '[ "$(a bob.syscall)" = 1 ] && [ "$(a bob.fcaps)" = 0 ] && [[ $(a bob.syscall1) == *" key=\"capdelegate\""* ]]'
 check audit-trail/carol-nothing "SYSCALL records: $(a carol.syscall)" [ "$(a carol.syscall)" = 0 ]
-if [ "$(a usage)" = yes ]; then
-  : # capdelegate usage's checks come here
-else
-  skip audit-trail/usage "capdelegate usage is not in this build"
-fi
+# capdelegate(8), usage: one record per user, capability and file, tab-separated
+u=$(tr -d '\r' <"$work/audit-read.txt" | sed -n 's/^usage: //p') p=$(tr -d '\r' <"$work/audit-read.txt" | sed -n 's/^propose: //p')
+T='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z'
+check usage/runs "exit $(a usage.rc)" [ "$(a usage.rc)" = 0 ]
+check usage/alice-three-runs-of-ping-with-times "$(grep alice <<<"$u" || echo none)" \
+  grep -qE "^used	alice	cap_net_raw	/usr/bin/ping	runs=3	first=$T	last=$T\$" <<<"$u"
+check usage/carol-cap_syslog-unused "$(grep carol <<<"$u" || echo none)" grep -qE "^unused	carol	cap_syslog	" <<<"$u"
+check usage/bob-denied-run "$(grep bob <<<"$u" || echo none)" \
+  grep -qE "^denied	bob	cap_net_raw	/usr/bin/ping	runs=1	first=$T	last=$T\$" <<<"$u"
+check usage/nobody-else "$(grep -vE '^(used	alice|unused	carol|denied	bob)	' <<<"$u" | grep -v '^capdelegate: usage: ' | paste -sd'|' -)" \
+  eval '[ -z "$(grep -vE "^(used	alice|unused	carol|denied	bob)	" <<<"$u" | grep -v "^capdelegate: usage: ")" ]'
+# --propose: carol's line removed (its line in the policy), nothing granted to bob
+line=$(grep -n '^carol ' "$work/audit-step.policy" | cut -d: -f1)
+check usage/propose-removes-carol "$(paste -sd'|' - <<<"$p")" \
+  eval '[ "$(a propose.rc)" = 0 ] && grep -qE "^# /etc/security/capdelegate.conf:$line: carol cap_syslog\$" <<<"$p" && grep -qx "# remove the line" <<<"$p"'
+check usage/propose-nothing-for-bob "$(grep -i bob <<<"$p" || echo none)" eval '! grep -qi bob <<<"$p"'
 
 # --- 9. the Ansible role (contrib/ansible) run from the host against this guest -----------------
 # bookworm only: the role is the same on both releases; the trixie image has no python3 for it.

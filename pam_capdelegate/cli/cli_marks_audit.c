@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -63,12 +64,15 @@ static int parse_arches(const char *list, int *b64, int *b32)
 }
 
 /* auditctl reads a rules file by splitting lines at spaces (older versions know no escape) and
- * a -F field at its first operator ("!=", ">=", "<=", "&=" before "="): a path is written only
- * when every byte is printable ASCII outside those. A path that is not stays without a rule,
- * said so: a rule that means another file, or a line auditctl refuses (which stops the loading of
- * every rules file after it), would be worse. */
+ * a -F field at its first operator ("!=", ">=", "<=", "&=" before "="), and refuses a path of
+ * PATH_MAX bytes or more or whose last component is longer than NAME_MAX: a path is written only
+ * when every byte is printable ASCII outside those, within those lengths. A path that is not
+ * stays without a rule, said so: a rule that means another file, or a line auditctl refuses
+ * (which stops the loading of every rules file after it), would be worse. */
 static int writable(const char *path)
 {
+	if (strlen(path) >= PATH_MAX || strlen(strrchr(path, '/') + 1) > NAME_MAX)
+		return 0;
 	for (const unsigned char *p = (const unsigned char *)path; *p != '\0'; p++)
 		if (*p <= ' ' || *p >= 0x7f || strchr("\\\"'#!<>&", *p) != NULL)
 			return 0;

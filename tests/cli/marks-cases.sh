@@ -675,7 +675,8 @@ t_marks_audit_rules_per_file() {
   need_root; local t="$CASE_DIR/m" m r
   capfile "$t/ok" cap_net_raw=i; mkdir -p "$t/sub"
   m=$(printf '%s\n' "# declared" "$t/ok cap_net_raw=i nosuid" "$t/sub/later cap_net_raw,cap_net_admin=ei" \
-    "$t/gone/x cap_net_raw=i" "$t/a\\040b cap_net_raw=i" "$t/a!=b cap_net_raw=i" | marks_file)
+    "$t/gone/x cap_net_raw=i" "$t/a\\040b cap_net_raw=i" "$t/a!=b cap_net_raw=i" \
+    "$t/sub/$(printf 'n%.0s' $(seq 256)) cap_net_raw=i" | marks_file)
   cd_run marks audit-rules --marks "$m" --arch b64,b32; want_rc 1
   r="-a always,exit -F arch=b64 -S execve -S execveat -F path=$t/ok -F key=capdelegate"
   want_line "$OUT" "$r"; want_line "$OUT" "${r/b64/b32}"; want_line "$OUT" "# $t/ok (line 2)"
@@ -684,6 +685,8 @@ t_marks_audit_rules_per_file() {
   want_line "$OUT" "# $t/gone/x (line 4): no rule: its directory does not exist or is refused"
   want_line "$OUT" "# $t/a\\\\040b (line 5): no rule: its path cannot be written in an audit rule"
   want_line "$OUT" "# $t/a!=b (line 6): no rule: its path cannot be written in an audit rule"
+  # a last component longer than NAME_MAX: auditctl refuses the line
+  want_line "$OUT" "# $t/sub/$(printf 'n%.0s' $(seq 256)) (line 7): no rule: its path cannot be written in an audit rule"
   [ "$(grep -c '^-a ' "$OUT")" = 4 ] || fail "want 4 rules"
   [ "$(grep -vc '^#' "$OUT")" = 4 ] || fail "a line that is neither rule nor comment"
   want_line "$ERR" "capdelegate: warning: $t/gone/x: its directory does not exist or is refused: its runs are not recorded"

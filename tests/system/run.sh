@@ -278,10 +278,20 @@ order=$(facts order-right | awk -F'\t' '$2 ~ /^order=/ { print substr($2, 7) }' 
 check order/module-after-stand-in/stack "common-session: $order" [ "$order" = "pam_systemd pam_ambient_stub pam_capdelegate" ]
 root order-wrong 'sed -i "/pam_ambient_stub.so/d" /etc/pam.d/common-session
 echo "session optional pam_ambient_stub.so" >>/etc/pam.d/common-session
-su - alice -c lab-probe; sed -i "/pam_ambient_stub.so/d" /etc/pam.d/common-session' || true
-# (su's change of uid from 0 clears pA; pI, which the shell inherits, is the stand-in's)
+echo "session optional pam_exec.so quiet log=/run/lab-pam-last.log /usr/local/bin/lab-probe --pam" >>/etc/pam.d/common-session
+su - alice -c lab-probe; sed -i "/pam_ambient_stub.so/d; /lab-pam-last/d" /etc/pam.d/common-session
+sed -n "s/^pam service=/@@ su_after_stand_in=&/p" /run/lab-pam-last.log; rm -f /run/lab-pam-last.log' || true
+# pI, which the shell inherits, is the stand-in's
 check order/stand-in-after-module-replaces-grant "CapInh=$(fact order-wrong 1 self.CapInh)" \
   hex_eq "$(fact order-wrong 1 self.CapInh)" $WAKE_ALARM
+# the stand-in raised cap_wake_alarm in su's pA as root; su's change to alice's uid emptied pA
+# (the kernel empties it when a process's uids all leave 0: what a PAM module's ambient grant,
+# pam_cap's ^cap included, leaves a su, login or sshd session; capdelegate.conf(5))
+su_amb=$(fact order-wrong 1 su_after_stand_in | sed -n 's/.* CapAmb=\([0-9a-f]*\).*/\1/p')
+check order/stand-in-raises-su-ambient "su's sets after the stand-in: $(fact order-wrong 1 su_after_stand_in)" \
+  eval '[[ $(fact order-wrong 1 su_after_stand_in) == "pam service=su-l user=alice "* ]] && hex_and "$su_amb" $WAKE_ALARM'
+check order/ambient-emptied-at-uid-change "alice's shell CapAmb=$(fact order-wrong 1 self.CapAmb), su's CapAmb=$su_amb" \
+  eval 'hex_eq "$(fact order-wrong 1 self.CapAmb)" 0 && hex_eq "$(fact order-wrong 1 self.CapPrm)" 0'
 fi
 
 # --- 5. a policy with a syntax error: every login works, grants nothing, is logged --------------

@@ -8,7 +8,7 @@ USAGE_CASES=(
   usage_guest_bookworm usage_guest_trixie usage_sessions usage_interleaved usage_names
   usage_nodes usage_disagree usage_hostile_logs usage_window usage_json usage_rotations usage_enriched
   usage_propose usage_propose_keeps_unattributed usage_bad_invocations usage_report_fleet
-  usage_report_rejects fault_alloc_usage usage_session_closed
+  usage_report_rejects fault_alloc_usage usage_session_closed valgrind_usage
 )
 
 UFIX="$HERE/fixtures/usage"
@@ -377,4 +377,24 @@ t_usage_session_closed() {
   want_rc 0
   want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=2\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:52Z'
   want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=1\twhy=no-module-record\tfirst=2025-12-06T05:47:00Z\tlast=2025-12-06T05:47:00Z'
+}
+
+# usage under valgrind (memcheck; any error or definite leak fails): records, JSON, --propose, a log
+# refused half way, and report over usage documents
+t_valgrind_usage() {
+  need_root; command -v valgrind >/dev/null || skip "valgrind missing"
+  local m p a b VG_LEAKS=1
+  m=$(umarks); p=$(usage_policy)
+  sed "s|rules=/etc/security/capdelegate.conf:3|rules=$p:3|" "$UFIX/sessions.log" >"$CASE_DIR/s.log"
+  vg_run usage --tsv --marks "$m" --since 36500d --input "$CASE_DIR/s.log" "$UFIX/ended.log" "$UFIX/names.log"
+  want_rc 0; want_text "$OUT" "used	alice	cap_net_raw"
+  vg_run usage --json --marks "$m" --since 36500d --input "$CASE_DIR/s.log"
+  want_rc 0
+  vg_run usage --propose --config "$p" --confdir '' --marks "$m" --since 36500d --input "$CASE_DIR/s.log"
+  want_rc 0
+  vg_run usage --tsv --marks "$m" --since 36500d --input "$UFIX/sessions.log" "$UFIX/truncated.log"
+  want_rc 2; [ ! -s "$OUT" ] || fail "records printed from a log refused"
+  a=$(usage_json_as web1 used); b=$(usage_json_as web2)
+  vg_run report --tsv "$a" "$b"
+  want_rc 0; want_text "$OUT" "usage	cap_net_raw	granted_hosts=2	used_hosts=1"
 }

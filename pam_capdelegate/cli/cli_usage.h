@@ -31,8 +31,9 @@ int64_t cli_usage_duration(const char *s);
 int cli_usage_run(struct cli_usage_opts *o, char **inputs, size_t ninputs, int given);
 /* Print @st's results as o->json, o->propose or records say. An exit status. */
 int cli_usage_print(const struct cli_usage_opts *o, struct cu_state *st);
-/* --propose: the policy lines to remove or reduce (cli_usage_propose.c). An exit status. */
-int cli_usage_propose(const struct cli_usage_opts *o, const struct cu_results *res);
+/* --propose: the policy lines to remove or reduce (cli_usage_propose.c); @oldest: the oldest
+ * record's time (0: none). An exit status. */
+int cli_usage_propose(const struct cli_usage_opts *o, const struct cu_results *res, int64_t oldest);
 /* "2026-12-07T10:00:00Z" */
 void cli_usage_time(FILE *out, int64_t t);
 

@@ -169,7 +169,12 @@ static void print_json(const struct cli_usage_opts *o, const struct cu_state *st
 		json_name(stdout, "path", o->inputs[i]);
 		fputc('}', stdout);
 	}
-	printf("],\"records\":%llu,\"runs\":%llu,\"runs_unmarked\":%llu",
+	printf("],\"oldest_record\":");
+	if (st->oldest != 0)
+		printf("%lld", (long long)st->oldest);
+	else
+		fputs("null", stdout);
+	printf(",\"records\":%llu,\"runs\":%llu,\"runs_unmarked\":%llu",
 	       (unsigned long long)st->records, (unsigned long long)st->runs,
 	       (unsigned long long)st->runs_unmarked);
 	json_users(stdout, r);
@@ -197,7 +202,7 @@ int cli_usage_print(const struct cli_usage_opts *o, struct cu_state *st)
 		return cli_out_of_memory("usage", "no report"), CLI_ERROR;
 	int rc = CLI_OK;
 	if (o->propose) {
-		rc = cli_usage_propose(o, &r);
+		rc = cli_usage_propose(o, &r, st->oldest);
 	} else if (o->json) {
 		print_json(o, st, &r);
 	} else {
@@ -213,6 +218,18 @@ int cli_usage_print(const struct cli_usage_opts *o, struct cu_state *st)
 		"to nobody %llu; runs of other files %llu\n", o->since_text,
 		(unsigned long long)(st->runs - st->runs_unmarked), nobody,
 		(unsigned long long)st->runs_unmarked);
+	/* rotation took the start of the window away: say so, an unused grant may not be */
+	if (st->oldest == 0 || st->oldest > st->since) {
+		fputs("capdelegate: usage: note: ", stderr);
+		if (st->oldest == 0) {
+			fputs("no record read", stderr);
+		} else {
+			fputs("the oldest record read is of ", stderr);
+			cli_usage_time(stderr, st->oldest);
+		}
+		fprintf(stderr, ", within the window (--since %s): runs before it are not seen, and a "
+			"grant unused here may have been used then\n", o->since_text);
+	}
 	cu_results_free(&r);
 	if (fflush(stdout) != 0)
 		rc = CLI_ERROR;

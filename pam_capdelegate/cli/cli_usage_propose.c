@@ -125,7 +125,7 @@ static int propose_rule(const struct cd_rule *r, const struct cu_results *res,
 	return 1;
 }
 
-int cli_usage_propose(const struct cli_usage_opts *o, const struct cu_results *res)
+int cli_usage_propose(const struct cli_usage_opts *o, const struct cu_results *res, int64_t oldest)
 {
 	struct cd_policy pol;
 	if (cli_load_policy(&pol, o->config, o->confdir) != CD_POLICY_OK) {
@@ -145,6 +145,15 @@ int cli_usage_propose(const struct cli_usage_opts *o, const struct cu_results *r
 	       "# (a drop-in: `capdelegate edit NAME`). A run of a marked file is not proof the\n"
 	       "# capability was exercised; denied wants are never proposed as grants.\n",
 	       o->since_text);
+	if (oldest == 0 || oldest > o->since) {
+		fputs("# The logs read begin ", stdout);
+		if (oldest != 0)
+			cli_usage_time(stdout, oldest);
+		else
+			fputs("nowhere (no record)", stdout);
+		fputs(", within the window: a capability unused here may have been\n"
+		      "# used before that.\n", stdout);
+	}
 	for (size_t i = 0; i < pol.nrules && rc == CLI_OK; i++) {
 		int p = propose_rule(&pol.rules[i], res, who);
 		if (p < 0) {

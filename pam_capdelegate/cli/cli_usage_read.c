@@ -167,6 +167,8 @@ int cu_read_stream(struct cu_state *st, FILE *in, const char *name, const char *
 			*err = message(name, n, "not an audit record: %s", why);
 			break;
 		}
+		if (st->oldest == 0 || h.sec < st->oldest)
+			st->oldest = h.sec;
 		enum cu_kind kind = cu_line_kind(&h, line, (size_t)len, key_q, &c.sure);
 		if (kind == CU_NONE)
 			continue;

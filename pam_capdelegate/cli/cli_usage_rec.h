@@ -113,6 +113,7 @@ struct cu_state {
 	int64_t since;		/* runs before this time are not counted */
 	struct cu_map *sessions, *pending, *tallies, *users;
 	uint64_t runs, runs_unmarked, records;
+	int64_t oldest;		/* the time of the oldest record read, any kind; 0: none read */
 	size_t pending_live;	/* grants waiting for their LOGIN record */
 	int oom;
 	uint64_t hkey[2];	/* the tables' hash key */

@@ -161,8 +161,15 @@ t_usage_window() {
   cd_run usage --tsv --marks "$m" --since 1d --input "$l"
   want_rc 0
   want_line "$OUT" 'unused\talice\tcap_net_raw\tsessions=0\tlast_grant='"$(date -u -d @$((now - 200 * 86400)) +%Y-%m-%dT%H:%M:%SZ)"'\tunattributed=0\trules=/p:1'
+  no_text "$ERR" "note:"
   cd_run usage --tsv --marks "$m" --since 4000w --input "$l"
   grep -qP '^used\talice\tcap_net_raw\t/usr/bin/ping\truns=3\t' "$OUT" || fail "4000w: want 3 runs"
+  # a window that begins before the oldest record: said (rotation may have taken runs away)
+  want_text "$ERR" "note: the oldest record read is of $(date -u -d @$((now - 200 * 86400)) +%Y-%m-%dT%H:%M:%SZ), within the window (--since 4000w)"
+  : >"$CASE_DIR/empty.log"
+  cd_run usage --tsv --marks "$m" --input "$CASE_DIR/empty.log"
+  want_rc 0; [ ! -s "$OUT" ] || fail "records from an empty log"
+  want_text "$ERR" "note: no record read, within the window (--since 90d)"
 }
 
 t_usage_json() {
@@ -176,6 +183,7 @@ d = json.load(open(sys.argv[1]))
 assert d["version"] == 1 and d["kind"] == "usage", d
 assert "machine_id" in d and "host" in d and "host_hex" in d
 assert d["key"] == "capdelegate" and d["runs"] == 8 and d["runs_unmarked"] == 1, d
+assert d["oldest_record"] == 1765000000, d
 used = {(u["user"], u["capability"], u["file"]): u["runs"] for u in d["used"]}
 assert used == {("alice", "cap_net_raw", "/usr/bin/ping"): 2,
                 ("carol", "cap_syslog", "/usr/local/bin/dmesg-delegated"): 1}, used
@@ -235,6 +243,7 @@ t_usage_propose() {
   want_text "$OUT" "# $p:2: bob cap_net_raw"
   want_text "$OUT" "# $p:3: carol cap_net_raw,cap_syslog"
   want_line "$OUT" "#   cap_syslog: carol used it: 1 runs, the last 2025-12-06T05:46:54Z"
+  want_line "$OUT" "# The logs read begin 2025-12-06T05:46:40Z, within the window: a capability unused here may have been"
   want_line "$OUT" "carol cap_syslog"
   # alice's denied want of cap_syslog is never a grant
   no_match "$OUT" '^alice'

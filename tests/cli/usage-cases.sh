@@ -8,7 +8,7 @@ USAGE_CASES=(
   usage_guest_bookworm usage_guest_trixie usage_sessions usage_interleaved usage_names
   usage_nodes usage_disagree usage_hostile_logs usage_window usage_json usage_rotations usage_enriched
   usage_propose usage_propose_keeps_unattributed usage_bad_invocations usage_report_fleet
-  usage_report_rejects fault_alloc_usage usage_session_closed valgrind_usage
+  usage_report_rejects fault_alloc_usage usage_session_closed valgrind_usage usage_default_logs
 )
 
 UFIX="$HERE/fixtures/usage"
@@ -415,4 +415,31 @@ t_valgrind_usage() {
   a=$(usage_json_as web1 used); b=$(usage_json_as web2)
   vg_run report --tsv "$a" "$b"
   want_rc 0; want_text "$OUT" "usage	cap_net_raw	granted_hosts=2	used_hosts=1"
+}
+
+# without --input: /var/log/audit/audit.log and its rotations, the oldest (highest number)
+# first, read as one trail; a name auditd does not write (a compressed copy) is said, not read.
+# The directory is a tmpfs over /var/log in a mount namespace of the case's own.
+t_usage_default_logs() {
+  need_root; unshare --mount true 2>/dev/null || skip "no mount namespace (unshare --mount)"
+  local d="$CASE_DIR/logs" m; m=$(umarks)
+  mkdir -p "$d"
+  sed -n '1,3p' "$UFIX/sessions.log" >"$d/audit.log.10"   # alice's grant and session: the oldest
+  sed -n '4,7p' "$UFIX/sessions.log" >"$d/audit.log.2"
+  sed -n '8,$p' "$UFIX/sessions.log" >"$d/audit.log"
+  : >"$d/audit.log.1"
+  printf 'not a log\n' >"$d/audit.log.1.gz"
+  RC=0
+  unshare --mount -- sh -c 'mount --make-rprivate / && mount -t tmpfs none /var/log && mkdir /var/log/audit &&
+    cp "$1"/* /var/log/audit/ && shift && exec "$@"' sh "$d" "$BIN" usage --tsv --marks "$m" --since 36500d \
+    >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 0
+  want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=2\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:51Z'
+  [ "$(wc -l <"$OUT")" -eq 7 ] || fail "want sessions.log's 7 records"
+  want_text "$ERR" "not read (not a log auditd writes): /var/log/audit/audit.log.1.gz"
+  # no log at all: said, exit 2
+  RC=0
+  unshare --mount -- sh -c 'mount --make-rprivate / && mount -t tmpfs none /var/log && shift && exec "$@"' sh "$d" \
+    "$BIN" usage --tsv --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
+  want_rc 2; want_text "$ERR" "no audit log at /var/log/audit/audit.log"
 }

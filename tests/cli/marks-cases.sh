@@ -524,12 +524,17 @@ t_marks_alias_directory_link() {
 
 # README's step 3 appends ping's mark to the marks file, and the example the package ships (the
 # file the lab's systemd guests install) declares the same mark: a reader who meets both sees one
-# declaration. Both in one file are one path twice, an error that names the two lines.
+# declaration. Both in one file are one path twice, an error that names the two lines. The
+# README's Debian 13 mark (dmesg) is the one the trixie guest adds to the example (overlay.sh).
 t_marks_readme_agrees_with_example() {
-  need_root; local readme shipped r="$CASE_DIR/r" m n first
-  readme=$(sed -n "s|^echo '\(.*\)' >>/etc/security/capdelegate-files.conf.*|\1|p" "$ROOT/README.md")
+  need_root; local all readme more trixie shipped r="$CASE_DIR/r" m n first
+  all=$(sed -n "s|^echo '\(.*\)' >>/etc/security/capdelegate-files.conf.*|\1|p" "$ROOT/README.md")
+  readme=$(head -n 1 <<<"$all") more=$(tail -n +2 <<<"$all")
   shipped=$(grep -v -e '^#' -e '^$' "$ROOT/config/capdelegate-files.conf" | tr -s ' \t' ' ')
   [ -n "$readme" ] && [ "$readme" = "$shipped" ] || fail "README's mark '$readme', the example's '$shipped'"
+  trixie=$(sed -n "s|^ *printf '%s\\\\n' '\(.*\)' >>\"\$stage/etc/security/capdelegate-files.conf\"|\1|p" \
+    "$ROOT/vm-image/system/overlay.sh" | tr -s ' \t' ' ')
+  [ -n "$more" ] && [ "$more" = "$trixie" ] || fail "README's Debian 13 mark '$more', the trixie guest's '$trixie'"
   capfile "$r/usr/bin/ping" cap_net_raw=ep
   m=$({ sed "s|^/|$r/|" "$ROOT/config/capdelegate-files.conf"; echo "$r$readme"; } | marks_file)
   n=$(grep -c '' "$m"); first=$(grep -n "^$r/" "$m" | head -n 1 | cut -d: -f1)

@@ -9,6 +9,7 @@ USAGE_CASES=(
   usage_nodes usage_disagree usage_hostile_logs usage_window usage_json usage_rotations usage_enriched
   usage_propose usage_propose_keeps_unattributed usage_bad_invocations usage_report_fleet
   usage_report_rejects fault_alloc_usage usage_session_closed valgrind_usage usage_default_logs
+  usage_session_number_reused
 )
 
 UFIX="$HERE/fixtures/usage"
@@ -110,6 +111,13 @@ t_usage_disagree() {
   want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=2\twhy=records-disagree\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:47:32Z'
   want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=1\twhy=no-module-record\tfirst=2025-12-06T05:47:21Z\tlast=2025-12-06T05:47:21Z'
   want_line "$OUT" 'denied\tdave\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:47:31Z\tlast=2025-12-06T05:47:31Z'
+  no_match "$OUT" '^used'
+  # su to a user of the same grant: the run is still no one's in particular
+  sed 's/acct="bob" grant=none policy=ok rules=none/acct="bob" grant=cap_net_raw policy=ok rules=\/p:2/' \
+    "$UFIX/disagree.log" >"$CASE_DIR/same.log"
+  u "$CASE_DIR/same.log"
+  want_rc 0
+  want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=2\twhy=records-disagree\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:47:32Z'
   no_match "$OUT" '^used'
 }
 
@@ -442,4 +450,15 @@ t_usage_default_logs() {
   unshare --mount -- sh -c 'mount --make-rprivate / && mount -t tmpfs none /var/log && shift && exec "$@"' sh "$d" \
     "$BIN" usage --tsv --marks "$m" >"$OUT" 2>"$ERR" || RC=$?
   want_rc 2; want_text "$ERR" "no audit log at /var/log/audit/audit.log"
+}
+
+# session numbers start again at each boot: a LOGIN record opens a new session of its number,
+# so bob's session 3 after a reboot never gets the grant alice's session 3 had before it
+t_usage_session_number_reused() {
+  need_root
+  u "$UFIX/reboot.log"
+  want_rc 0
+  want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:50Z'
+  want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=1\twhy=no-module-record\tfirst=2025-12-06T05:48:40Z\tlast=2025-12-06T05:48:40Z'
+  [ "$(wc -l <"$OUT")" -eq 2 ] || fail "want 2 records"
 }

@@ -132,26 +132,25 @@ static void read_sessionid(struct cli_proc *p)
 	}
 }
 
-/* The innermost unit (NAME.scope, NAME.service) of cgroup path @path into p->unit; whether
- * the path lies below /system.slice/. -1 when memory ran out. */
+/* The system manager's unit that holds cgroup path @path into p->unit: its first component
+ * named NAME.scope or NAME.service below the slices (session-5.scope, user@1001.service,
+ * cron.service), the one `systemctl stop` acts on; deeper ones are a user manager's own
+ * (user@1001.service/init.scope). Whether the path lies below /system.slice/. -1 when memory
+ * ran out. */
 static int unit_of(struct cli_proc *p, const char *path)
 {
 	p->system_slice = strncmp(path, "/system.slice/", 14) == 0;
-	const char *unit = NULL;
-	size_t len = 0;
+	free(p->unit);
+	p->unit = NULL;
 	for (const char *c = path; *c != '\0';) {
 		const char *slash = strchr(c, '/');
 		size_t n = slash ? (size_t)(slash - c) : strlen(c);
 		if ((n > 6 && memcmp(c + n - 6, ".scope", 6) == 0) ||
-		    (n > 8 && memcmp(c + n - 8, ".service", 8) == 0)) {
-			unit = c;
-			len = n;
-		}
+		    (n > 8 && memcmp(c + n - 8, ".service", 8) == 0))
+			return (p->unit = strndup(c, n)) == NULL ? -1 : 0;
 		c += n + (slash != NULL);
 	}
-	free(p->unit);
-	p->unit = unit ? strndup(unit, len) : NULL;
-	return unit && p->unit == NULL ? -1 : 0;
+	return 0;
 }
 
 /* The thread's systemd cgroup: the "name=systemd" hierarchy's line (cgroup v1, hybrid) or

@@ -31,8 +31,8 @@ struct cli_proc {
 	cd_capmask inheritable, permitted, effective, ambient;
 	/* The login it belongs to, as far as cheaply known: the audit session id
 	 * (/proc/PID/task/TID/sessionid, set by pam_loginuid at login and inherited), and the
-	 * innermost systemd unit of its cgroup (session-5.scope, user@1001.service, cron.service)
-	 * with whether that cgroup lies below /system.slice/ (a system service). */
+	 * system manager's unit that holds its cgroup (session-5.scope, user@1001.service,
+	 * cron.service) with whether that cgroup lies below /system.slice/ (a system service). */
 	int has_sessionid;
 	unsigned sessionid;
 	char *unit;		/* hostile text (a user names the cgroups of its own manager) */

@@ -259,8 +259,9 @@ t_procs_root_named() {
   pr_finding stale-grant "/proc/$(pr_pid root)" cap_net_raw "$(pr_holder root root 0)"
 }
 
-# capdelegate(8), audit --processes: a finding names the systemd unit of the thread's cgroup
-# (session-7.scope); a system service (no audit session, its cgroup below /system.slice/) is
+# capdelegate(8), audit --processes: a finding names the system manager's unit that holds the
+# thread's cgroup (session-7.scope; user@1003.service for the user manager's own units); a
+# system service (no audit session, its cgroup below /system.slice/) is
 # not judged, whatever its pI holds, while a process there with an audit session is. The
 # cgroups are made in the name=systemd hierarchy below a directory of the case's own, which a
 # cgroup namespace shows the CLI as the root.
@@ -270,14 +271,19 @@ t_procs_unit_and_service() {
   unshare --cgroup true 2>/dev/null || skip "no cgroup namespace (unshare --cgroup)"
   P=$(policy <<<"$PR_POLICY"); pr_tree
   local PR_CGROOT; PR_CGROOT="$cg/capdelegate-cli.${CASE_DIR//\//_}.$$"
-  mkdir -p "$PR_CGROOT/system.slice/lab.service" "$PR_CGROOT/user.slice/user-1003.slice/session-7.scope"
+  local mgr=user.slice/user-1003.slice/user@1003.service
+  mkdir -p "$PR_CGROOT/system.slice/lab.service" "$PR_CGROOT/user.slice/user-1003.slice/session-7.scope" \
+    "$PR_CGROOT/$mgr/init.scope" "$PR_CGROOT/$mgr/app.slice/app.service"
   pr_ns 'start svc 1003 +net_raw 4294967295 system.slice/lab.service
          start sess 1003 +net_raw 1003 user.slice/user-1003.slice/session-7.scope
+         start mgr 1003 +net_raw 4294967295 user.slice/user-1003.slice/user@1003.service/init.scope
+         start app 1003 +net_raw 4294967295 user.slice/user-1003.slice/user@1003.service/app.slice/app.service
          start svcsess 1003 +net_raw 1003 system.slice/lab.service
          cli text audit --processes --config "$P" --confdir "" "$CASE_DIR/tree"
          cli json audit --json --processes --config "$P" --confdir "" "$CASE_DIR/tree"' || rc=1
-  for d in user.slice/user-1003.slice/session-7.scope user.slice/user-1003.slice user.slice \
-           system.slice/lab.service system.slice ""; do
+  for d in user.slice/user-1003.slice/session-7.scope "$mgr/init.scope" "$mgr/app.slice/app.service" \
+           "$mgr/app.slice" "$mgr" user.slice/user-1003.slice user.slice system.slice/lab.service \
+           system.slice ""; do
     for _ in $(seq 50); do rmdir "$PR_CGROOT/$d" 2>/dev/null && break; sleep 0.1; done
   done
   [ "$rc" = 0 ] || return 1
@@ -286,6 +292,10 @@ t_procs_unit_and_service() {
   pr_finding stale-grant "/proc/$(pr_pid sess)" cap_net_raw "$(pr_holder sess carol 1003), unit session-7.scope: "
   pr_finding stale-grant "/proc/$(pr_pid svcsess)" cap_net_raw "$(pr_holder svcsess carol 1003), unit lab.service: "
   no_text "$OUT" "/proc/$(pr_pid svc)"$'\t'
+  # a user manager and its services: judged (no audit session, but not below /system.slice/),
+  # named by the system manager's unit, the one systemctl stops
+  pr_finding stale-grant "/proc/$(pr_pid mgr)" cap_net_raw "carol (uid 1003), no audit session, unit user@1003.service: "
+  pr_finding stale-grant "/proc/$(pr_pid app)" cap_net_raw "carol (uid 1003), no audit session, unit user@1003.service: "
   want_line "$OUT" "process\t$(pr_pid svc)\t$(pr_pid svc)\tcarol\tsleep\tcap_net_raw"	# listed
   pr_run json
   python3 - "$OUT" "$(pr_pid svc)" "$(pr_pid sess)" <<'PY' >&2 || fail "JSON state and unit"

@@ -192,6 +192,8 @@ static void print_json(const struct cli_usage_opts *o, const struct cu_state *st
 	json_tallies(stdout, "used", r->used, r->nused);
 	json_tallies(stdout, "denied", r->denied, r->ndenied);
 	json_tallies(stdout, "unattributed", r->nobody, r->nnobody);
+	json_tallies(stdout, "outside", r->outside, r->noutside);
+	json_tallies(stdout, "ungained", r->ungained, r->nungained);
 	fputs("}\n", stdout);
 }
 
@@ -210,6 +212,8 @@ int cli_usage_print(const struct cli_usage_opts *o, struct cu_state *st)
 		unused_rows(o, &r);
 		tally_rows(o, "denied", r.denied, r.ndenied);
 		tally_rows(o, "unattributed", r.nobody, r.nnobody);
+		tally_rows(o, "outside", r.outside, r.noutside);
+		tally_rows(o, "ungained", r.ungained, r.nungained);
 	}
 	unsigned long long nobody = 0;
 	for (size_t i = 0; i < r.nnobody; i++)

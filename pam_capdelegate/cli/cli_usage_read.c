@@ -79,6 +79,7 @@ static void event_ready(auparse_state_t *au, auparse_cb_event_t type, void *arg)
 	r.node = c->node;
 	r.sec = c->head->sec;
 	r.ms = c->head->ms;
+	r.serial = c->head->serial;
 	if (cu_take(c->st, &r) != 0)
 		c->rc = -2;
 }
@@ -150,7 +151,7 @@ int cu_read_stream(struct cu_state *st, FILE *in, const char *name, const char *
 		if (len < 0) {
 			if (errno != 0 || ferror(in))
 				*err = message(name, n + 1, "cannot be read: %s", strerror(errno ? errno : EIO));
-			else
+			else if (cu_flush(st) == 0)	/* the last run's event ends with the log */
 				rc = 0;
 			break;
 		}
@@ -169,6 +170,8 @@ int cu_read_stream(struct cu_state *st, FILE *in, const char *name, const char *
 		}
 		if (st->oldest == 0 || h.sec < st->oldest)
 			st->oldest = h.sec;
+		if (cu_event(st, &h) != 0)
+			break;
 		enum cu_kind kind = cu_line_kind(&h, line, (size_t)len, key_q, &c.sure);
 		if (kind == CU_NONE)
 			continue;

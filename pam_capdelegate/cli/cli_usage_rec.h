@@ -13,6 +13,9 @@
  *         sessions open, not the log)
  *   SYSCALL key=KEY syscall=execve success=yes exe= ses= auid= uid=
  *                                                         a run of exe in session ses
+ *   BPRM_FCAPS pp=                                        of the run's event (its serial): the
+ *         kernel's word on what the run gained from the file (commoncap.c writes it when the
+ *         exec raised pP from file capabilities) to hold against what its grant predicts
  */
 #ifndef CLI_USAGE_REC_H
 #define CLI_USAGE_REC_H
@@ -42,7 +45,7 @@ struct cu_head {
 /* 0, or -1 with *@why a static reason. @line holds @len bytes, no newline. */
 int cu_head_parse(const char *line, size_t len, struct cu_head *h, const char **why);
 
-enum cu_kind { CU_NONE, CU_GRANT, CU_LOGIN, CU_END, CU_EXEC };
+enum cu_kind { CU_NONE, CU_GRANT, CU_LOGIN, CU_END, CU_EXEC, CU_FCAPS };
 /* Which kind a line of this header is, judged from its type and text alone (a prefilter:
  * CU_NONE lines are never parsed further; the kind is confirmed from the fields). @key_q is
  * ` key="KEY"`, the form the kernel gives a key of plain characters. *@sure: the text holds
@@ -71,6 +74,8 @@ struct cu_rec {
 	cd_capmask grant;	/* grant: what pI holds (none when res is not success) */
 	const char *rules;	/* grant: FILE:LINE,... as recorded */
 	const char *exe;	/* exec: the file run, decoded */
+	uint64_t serial;	/* the event's */
+	cd_capmask pp;		/* BPRM_FCAPS: the new permitted set */
 };
 /* Fill @r from @f for a line of kind @kind: 1 a record of that kind, 0 not one after all (another
  * op or key when not @sure, a failed exec), -1 unreadable (*@why says which field). */
@@ -83,8 +88,10 @@ struct cu_mark {
 	cd_capmask fi;
 };
 
-/* Counts for one (user, capability, file), or one (file, why) of runs attributed to nobody. */
-enum { CU_USED, CU_DENIED, CU_NOBODY };
+/* Counts for one (user, capability, file), or one (file, why) of runs attributed to nobody.
+ * CU_OUTSIDE: runs that gained a bit the session's grant lacks (BPRM_FCAPS); CU_UNGAINED: runs
+ * counted as used whose event shows no gain of that bit. */
+enum { CU_USED, CU_DENIED, CU_NOBODY, CU_OUTSIDE, CU_UNGAINED };
 struct cu_tally {
 	int kind;		/* CU_USED, CU_DENIED, CU_NOBODY */
 	char *user;		/* NULL for runs attributed to nobody */
@@ -119,19 +126,35 @@ struct cu_state {
 	uint64_t hkey[2];	/* the tables' hash key */
 	char *kbuf;		/* the key being built */
 	size_t ksize;
+	/* The runs attributed whose event has not ended yet: its BPRM_FCAPS may still come
+	 * (records of other events may come between). A ring, oldest first. */
+	struct cu_held *held;
+	size_t nheld, held0;
+	uint64_t lines;		/* lines seen (cu_event), to age the held runs */
 };
+
+/* A run is held until its event's PROCTITLE record (the last the kernel writes for a syscall),
+ * the end of the log, or this many more lines; at most CU_HOLD_RUNS at once (the oldest ends). */
+#define CU_HOLD_LINES 256
+#define CU_HOLD_RUNS 64
 
 int cu_state_init(struct cu_state *st, const struct cu_mark *marks, size_t nmarks, int64_t since);
 void cu_state_free(struct cu_state *st);
 void cu_marks_sort(struct cu_mark *marks, size_t n);
-/* Take one record in. 0, or -1 when memory ran out. */
+/* Take one record in. 0, or -1 when memory ran out. A run is attributed when its SYSCALL
+ * record is taken; held until its event ends (cu_event, cu_flush) for its BPRM_FCAPS. */
 int cu_take(struct cu_state *st, const struct cu_rec *r);
+/* A line with header @h was read (every line, before its record is taken). 0, or -1 out of
+ * memory. */
+int cu_event(struct cu_state *st, const struct cu_head *h);
+/* The end of a log: the runs held are counted. 0, or -1 out of memory. */
+int cu_flush(struct cu_state *st);
 
 /* The results, sorted: used (user, cap, file), denied (user, cap, file), nobody (file, why);
  * users by name. Arrays of pointers into @st, valid until cu_state_free; free the arrays. */
 struct cu_results {
-	struct cu_tally **used, **denied, **nobody;
-	size_t nused, ndenied, nnobody;
+	struct cu_tally **used, **denied, **nobody, **outside, **ungained;
+	size_t nused, ndenied, nnobody, noutside, nungained;
 	struct cu_user **users;
 	size_t nusers;
 	/* For each capability, the runs attributed to nobody of files whose fI holds it: any of

@@ -11,7 +11,7 @@
  *   CD_FAULT_MALLOC_SIZE=BYTES  the first malloc(3) of exactly BYTES bytes capdelegate's
  *                         executable asks for fails with ENOMEM: one chosen allocation (an
  *                         array sized by its input), where its place in the count is a guess.
- *   CD_FAULT_STRDUP=TEXT  the Kth strdup or strndup of exactly TEXT fails with ENOMEM, K from
+ *   CD_FAULT_STRDUP=TEXT  the Kth strdup or strndup of exactly TEXT (not empty) fails, K from
  *                         CD_FAULT_NTH (default 1): one chosen allocation, where counting all
  *                         of them would depend on the tree or the threads.
  *   CD_FAULT_ASPRINTF=FORMAT  the Kth asprintf(3) with exactly FORMAT fails (-1, ENOMEM), K
@@ -216,7 +216,9 @@ static char *dup_n(const char *s, size_t n, void *caller)
 	const char *text = getenv("CD_FAULT_STRDUP"), *nth = getenv("CD_FAULT_NTH");
 	if (fail_alloc(caller))
 		return NULL;
-	if (text != NULL && strlen(text) == n && strncmp(s, text, n) == 0 &&
+	/* an empty TEXT is none: sweep_alloc's unfaulted run sets CD_FAULT_STRDUP='' so that no
+	 * copy fails, and a copy of "" (a log without node=) is a copy like any other */
+	if (text != NULL && text[0] != '\0' && strlen(text) == n && strncmp(s, text, n) == 0 &&
 	    atomic_fetch_add(&copies, 1) + 1 == (nth != NULL ? atol(nth) : 1)) {
 		fired();
 		return NULL;

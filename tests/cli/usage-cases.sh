@@ -9,7 +9,7 @@ USAGE_CASES=(
   usage_nodes usage_disagree usage_hostile_logs usage_window usage_json usage_rotations usage_enriched
   usage_propose usage_propose_keeps_unattributed usage_bad_invocations usage_report_fleet
   usage_report_rejects fault_alloc_usage usage_session_closed valgrind_usage usage_default_logs
-  usage_session_number_reused
+  usage_session_number_reused usage_gained
 )
 
 UFIX="$HERE/fixtures/usage"
@@ -461,4 +461,33 @@ t_usage_session_number_reused() {
   want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:50Z'
   want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=1\twhy=no-module-record\tfirst=2025-12-06T05:48:40Z\tlast=2025-12-06T05:48:40Z'
   [ "$(wc -l <"$OUT")" -eq 2 ] || fail "want 2 records"
+}
+
+# the kernel's BPRM_FCAPS against the recorded grant: bob's run gained cap_net_raw his grant
+# lacks (outside: his pI held it from elsewhere), alice's granted run gained nothing (ungained),
+# a BPRM_FCAPS after other events' records is still its run's
+t_usage_gained() {
+  need_root
+  u "$UFIX/gained.log"
+  want_rc 0
+  want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=2\tfirst=2025-12-06T05:47:20Z\tlast=2025-12-06T05:47:30Z'
+  want_line "$OUT" 'denied\tbob\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:47:10Z\tlast=2025-12-06T05:47:10Z'
+  want_line "$OUT" 'outside\tbob\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:47:10Z\tlast=2025-12-06T05:47:10Z'
+  want_line "$OUT" 'ungained\talice\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:47:20Z\tlast=2025-12-06T05:47:20Z'
+  [ "$(wc -l <"$OUT")" -eq 4 ] || fail "want 4 records"
+  local m; m=$(umarks)
+  cd_run usage --json --marks "$m" --since 36500d --input "$UFIX/gained.log"
+  python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [(x["user"], x["capability"], x["runs"]) for x in d["outside"]] == [("bob", "cap_net_raw", 1)], d["outside"]
+assert [(x["user"], x["capability"], x["runs"]) for x in d["ungained"]] == [("alice", "cap_net_raw", 1)], d["ungained"]
+' "$OUT" || fail "outside and ungained in JSON"
+  # a BPRM_FCAPS that comes more than 256 lines after its SYSCALL is not its run's any more
+  { sed -n '1,5p' "$UFIX/gained.log"
+    for i in $(seq 300); do printf 'type=PROCTITLE msg=audit(1765000030.000:%d): proctitle=78\n' $((1000 + i)); done
+    sed -n '7,$p' "$UFIX/gained.log"; } >"$CASE_DIR/late.log"
+  u "$CASE_DIR/late.log"
+  want_rc 0
+  no_match "$OUT" '^outside'
 }

@@ -48,6 +48,7 @@ $(O)/fuzz_userdb: $(O)/obj/fuzz_userdb.o $(O)/obj/cli_userdb.o $(O)/obj/cli_stag
 
 # usage's reader with the system's libauparse (not instrumented: the harness judges what it gives)
 $(O)/fuzz_usage: $(O)/obj/fuzz_usage.o $(O)/obj/cli_usage_read.o $(O)/obj/cli_usage_rec.o \
+		$(O)/obj/cli_usage_join.o \
 		$(O)/obj/cli_hash.o $(O)/obj/cli_out.o $(core_objs)
 	$(CC) $(LDFLAGS_FUZZ) -o $@ $^ -lauparse -lcap -lpam -lpthread
 

@@ -12,7 +12,8 @@
  *    capability is in its user's recorded grants ("used" in the user's summary);
  *  - the same log read again gives the same results (no state survives between reads);
  *  - the runs counted add up: used, denied and unattributed are each at most the runs of
- *    marked files, which are at most the runs.
+ *    marked files, which are at most the runs; a run outside its grant is a denied one, an
+ *    ungained run a used one (of the same user, capability and file).
  */
 #define _GNU_SOURCE
 #include <stddef.h>
@@ -107,6 +108,15 @@ static int read_once(const uint8_t *data, size_t size, uint64_t *sum, int *attri
 	}
 	for (size_t i = 0; i < r.nnobody; i++)
 		nobody += r.nobody[i]->runs;
+	for (size_t i = 0; i < r.noutside + r.nungained; i++) {
+		const struct cu_tally *t = i < r.noutside ? r.outside[i] : r.ungained[i - r.noutside];
+		struct cu_tally **of = i < r.noutside ? r.denied : r.used;
+		size_t n = i < r.noutside ? r.ndenied : r.nused, k = 0;
+		while (k < n && !(of[k]->cap == t->cap && strcmp(of[k]->user, t->user) == 0 &&
+				  strcmp(of[k]->file, t->file) == 0))
+			k++;
+		CHECK(k < n && t->runs <= of[k]->runs);
+	}
 	CHECK(st.runs_unmarked <= st.runs);
 	CHECK(used <= st.runs - st.runs_unmarked && denied <= st.runs - st.runs_unmarked);
 	CHECK(nobody <= st.runs - st.runs_unmarked);

@@ -202,11 +202,14 @@ int cli_usage_main(int argc, char **argv)
 		inputs[ninputs++] = argv[optind++];
 	o.now = time(NULL);
 	o.since = o.now - span;
-	return cli_usage_run(&o, inputs, ninputs, given);
+	int rc = cli_usage_run(&o, inputs, ninputs, given);
+	free(inputs);
+	return rc;
 }
 
 int cli_usage_run(struct cli_usage_opts *o, char **inputs, size_t ninputs, int given)
 {
+	/* @inputs stays the caller's; without --input the default logs are read instead */
 	struct cd_marks m = { 0 };
 	struct cu_mark *marks = NULL;
 	size_t nmarks = 0;
@@ -245,8 +248,6 @@ out:
 	for (size_t i = 0; found != NULL && found[i] != NULL; i++)
 		free(found[i]);
 	free(found);
-	if (given || found == NULL)
-		free(inputs);
 	free(marks);
 	cd_marks_free(&m);
 	return rc;

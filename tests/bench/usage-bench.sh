@@ -12,8 +12,9 @@ usage: tests/bench/usage-bench.sh [--events N] [--keep]
 
   --events N  events in the log (default 1000000): 2% logins (the module's grant record and the
               LOGIN record; the oldest of 50 sessions open closed then, USER_END), 73% runs of
-              marked files under the key capdelegate in the open sessions (SYSCALL, EXECVE,
-              CWD, two PATH, PROCTITLE records), 25% other events (cron's USER_START)
+              marked files under the key capdelegate in the open sessions (SYSCALL, BPRM_FCAPS
+              when the run gained its capability, EXECVE, CWD, two PATH, PROCTITLE records),
+              25% other events (cron's USER_START)
   --keep      keep the generated logs (path printed)
 Environment: LAB_BUILD (default ./_build/host) holds the capdelegate binary; AUSEARCH the
 ausearch to compare with (default: the one on PATH, else auditd's .deb unpacked, never
@@ -78,15 +79,17 @@ for i in range(n):
         w("type=USER msg=audit(%s): pid=%d uid=0 auid=4294967295 ses=4294967295 subj=unconfined msg='op=capdelegate-grant acct=\"%s\" grant=%s policy=ok rules=/etc/security/capdelegate.conf:%d exe=\"/usr/bin/login\" hostname=? addr=? terminal=tty1 res=success'\n" % (ts, pid, name, caps, uid % 50 + 1))
         t += 0.001; serial += 1; ts = "%.3f:%d" % (t, serial)
         w("type=LOGIN msg=audit(%s): pid=%d uid=0 subj=unconfined old-auid=4294967295 auid=%d tty=tty1 old-ses=4294967295 ses=%d res=1\n" % (ts, pid, uid, nextses))
-        sessions.append((nextses, uid, pid)); nextses += 1
+        sessions.append((nextses, uid, pid, caps)); nextses += 1
         if len(sessions) > 50:
-            ses, uid, pid = sessions.pop(0)
+            ses, uid, pid, _ = sessions.pop(0)
             t += 0.001; serial += 1; ts = "%.3f:%d" % (t, serial)
             w("type=USER_END msg=audit(%s): pid=%d uid=0 auid=%d ses=%d subj=unconfined msg='op=PAM:session_close grantors=pam_unix,pam_capdelegate acct=\"%s\" exe=\"/usr/bin/login\" hostname=? addr=? terminal=tty1 res=success'\n" % (ts, pid, uid, ses, dict(users)[uid]))
     elif k < 0.75:
-        ses, uid, _ = r.choice(sessions); pid = r.randint(300, 4000000)
+        ses, uid, _, caps = r.choice(sessions); pid = r.randint(300, 4000000)
         exe = "/usr/bin/ping" if r.random() < 0.7 else "/usr/local/bin/dmesg-delegated"
         w("type=SYSCALL msg=audit(%s): arch=c000003e syscall=59 success=yes exit=0 a0=55d0a1b2c3d0 a1=55d0a1b2c4e0 a2=55d0a1b2c5f0 a3=8 items=2 ppid=%d pid=%d auid=%d uid=%d gid=%d euid=%d suid=%d fsuid=%d egid=%d sgid=%d fsgid=%d tty=pts0 ses=%d comm=\"ping\" exe=\"%s\" subj=unconfined key=\"capdelegate\"\n" % (ts, pid - 1, pid, uid, uid, uid, uid, uid, uid, uid, uid, uid, ses, exe))
+        if exe == "/usr/bin/ping" and caps == "cap_net_raw":   # the run gained it: the kernel says so
+            w("type=BPRM_FCAPS msg=audit(%s): fver=2 fp=0 fi=0000000000002000 fe=0 old_pp=0 old_pi=0000000000002000 old_pe=0 old_pa=0 pp=0000000000002000 pi=0000000000002000 pe=0 pa=0 frootid=0\n" % ts)
         w("type=EXECVE msg=audit(%s): argc=3 a0=\"ping\" a1=\"-c1\" a2=\"127.0.0.1\"\n" % ts)
         w("type=CWD msg=audit(%s): cwd=\"/home/user\"\n" % ts)
         w("type=PATH msg=audit(%s): item=0 name=\"%s\" inode=1234 dev=fe:01 mode=0100755 ouid=0 ogid=0 rdev=00:00 nametype=NORMAL cap_fp=0 cap_fi=2000 cap_fe=0 cap_fver=2 cap_frootid=0\n" % (ts, exe))

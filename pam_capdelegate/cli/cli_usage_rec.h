@@ -1,8 +1,9 @@
 /*
- * cli_usage_rec.h - usage's pure half: an audit log's lines judged, the three kinds of record
- * it reads turned into grants, session starts and runs, and the runs attributed to the grant
- * the module recorded for their session. No libauparse here: the fields come through a getter
- * (cli_usage_read.c gives auparse's), so the fuzzer and the tests drive it alone too.
+ * cli_usage_rec.h - usage's pure half: an audit log's lines judged and the records it reads
+ * turned into grants, sessions begun and ended, runs and what they gained (cli_usage_rec.c),
+ * and the runs attributed to the grant the module recorded for their session
+ * (cli_usage_join.c). No libauparse here: the fields come through a getter (cli_usage_read.c
+ * gives auparse's), so the fuzzer and the tests drive it alone too.
  *
  * The records (capdelegate(8), USAGE):
  *   USER  op=capdelegate-grant acct= grant= rules= res=  the module's record of a grant, with
@@ -93,7 +94,7 @@ struct cu_mark {
  * counted as used whose event shows no gain of that bit. */
 enum { CU_USED, CU_DENIED, CU_NOBODY, CU_OUTSIDE, CU_UNGAINED };
 struct cu_tally {
-	int kind;		/* CU_USED, CU_DENIED, CU_NOBODY */
+	int kind;		/* CU_USED, CU_DENIED, CU_NOBODY, CU_OUTSIDE, CU_UNGAINED */
 	char *user;		/* NULL for runs attributed to nobody */
 	int cap;		/* -1 for runs attributed to nobody */
 	char *file;
@@ -112,7 +113,8 @@ struct cu_user {
 	cd_capmask used;	/* capabilities some run in the window used */
 };
 
-struct cu_map;	/* a string-keyed hash table (cli_usage_rec.c) */
+struct cu_map;	/* a string-keyed hash table (cli_usage_join.c) */
+struct cu_held;	/* a run waiting for the end of its event (cli_usage_join.c) */
 
 struct cu_state {
 	const struct cu_mark *marks;
@@ -150,7 +152,7 @@ int cu_event(struct cu_state *st, const struct cu_head *h);
 /* The end of a log: the runs held are counted. 0, or -1 out of memory. */
 int cu_flush(struct cu_state *st);
 
-/* The results, sorted: used (user, cap, file), denied (user, cap, file), nobody (file, why);
+/* The results, sorted: used, denied, outside, ungained (user, cap, file), nobody (file, why);
  * users by name. Arrays of pointers into @st, valid until cu_state_free; free the arrays. */
 struct cu_results {
 	struct cu_tally **used, **denied, **nobody, **outside, **ungained;

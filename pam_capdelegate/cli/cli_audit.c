@@ -414,7 +414,7 @@ static int process_findings(struct cli_audit *a)
 		char *who = holder_text(p), *granted = cd_capmask_to_text(p->grant);
 		int rc = who == NULL || granted == NULL ? -1
 			 : p->state == CLI_PROC_STALE
-			 ? add_finding(a, "stale-grant", path, 0, p->inheritable & ~p->grant, "%s: "
+			 ? add_finding(a, "stale-grant", path, 0, p->beyond, "%s: "
 				       "its inheritable set holds these, which the policy does not give "
 				       "the user now (it gives %s); no process can take them from "
 				       "another: they stay until the session ends", who, granted)
@@ -681,7 +681,7 @@ int cli_audit_main(int argc, char **argv)
 		a.incomplete = 1;
 	/* each thread's pI against the grant now; a failure to judge is said there, and no
 	 * report follows (a thread shown unjudged would read as one within its grant) */
-	if (rc == 0 && a.want_procs && cli_procs_judge(&a.pol, a.procs, a.nprocs) < 0) {
+	if (rc == 0 && a.want_procs && cli_procs_judge(&a.pol, &a.userdb, a.procs, a.nprocs) < 0) {
 		audit_free(&a);
 		return CLI_ERROR;
 	}

@@ -181,7 +181,7 @@ static void json_proc_judged(FILE *out, const struct cli_proc *p)
 	fprintf(out, ",\"state\":\"%s\",\"grant\":", cli_proc_state_str(p->state));
 	json_caps_or_null(out, judged, p->grant);
 	fputs(",\"beyond\":", out);
-	json_caps_or_null(out, judged, p->inheritable & ~p->grant);
+	json_caps_or_null(out, judged, p->beyond);
 	fputs(",\"sessionid\":", out);
 	if (p->has_sessionid)
 		fprintf(out, "%u", p->sessionid);

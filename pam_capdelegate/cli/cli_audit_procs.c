@@ -19,6 +19,7 @@
 #include "cli_common.h"
 #include "cli_out.h"
 #include "cli_procs.h"
+#include "cli_userdb.h"
 
 const char *cli_proc_state_str(enum cli_proc_state st)
 {
@@ -159,7 +160,26 @@ static int verdict_of(const struct cd_policy *pol, const struct cd_policy *view,
 	return rc;
 }
 
-static void judge_thread(struct cli_proc *p, const struct verdict *v)
+/* What pam_systemd of systemd 254 and later sets a user manager's pI to in the systemd-user
+ * stack, after the module's line (pam_capdelegate(8), systemd 257): the user record's
+ * capabilityAmbientSet, else CAP_WAKE_ALARM. Neither is a grant of the policy (a record's is
+ * an ambient-grant finding of its own). 0 for a thread outside a user manager. */
+static cd_capmask manager_set(const struct cli_userdb *db, const struct cli_proc *p)
+{
+	size_t n = p->unit != NULL ? strlen(p->unit) : 0;
+	if (n < 13 || strncmp(p->unit, "user@", 5) != 0 || strcmp(p->unit + n - 8, ".service") != 0)
+		return 0;
+	cd_capmask m = (cd_capmask)1 << CAP_WAKE_ALARM;
+	for (size_t i = 0; db != NULL && p->user != NULL && i < db->nrecords; i++) {
+		const struct cli_userdb_record *r = &db->records[i];
+		if (r->error == NULL && r->hidden_by == NULL && r->same_as == NULL &&
+		    r->f.has_ambient && r->f.user != NULL && strcmp(r->f.user, p->user) == 0)
+			m |= r->f.ambient;
+	}
+	return m;
+}
+
+static void judge_thread(struct cli_proc *p, const struct verdict *v, cd_capmask systemd_set)
 {
 	if (v->scope == CLI_PROC_ROOT) {
 		p->state = CLI_PROC_ROOT;
@@ -167,7 +187,8 @@ static void judge_thread(struct cli_proc *p, const struct verdict *v)
 		p->state = CLI_PROC_UNKNOWN;
 	} else {
 		p->grant = v->grant;
-		p->state = p->inheritable & ~v->grant ? CLI_PROC_STALE : CLI_PROC_WITHIN;
+		p->beyond = p->inheritable & ~v->grant & ~systemd_set;
+		p->state = p->beyond ? CLI_PROC_STALE : CLI_PROC_WITHIN;
 	}
 }
 
@@ -187,7 +208,7 @@ static int system_service(const struct cli_proc *p)
 }
 
 static int judge_all(const struct cd_policy *pol, const struct cd_policy *view,
-		     struct cli_proc *procs, size_t nprocs)
+		     const struct cli_userdb *db, struct cli_proc *procs, size_t nprocs)
 {
 	struct verdict *vs = calloc(nprocs + 1, sizeof(*vs));
 	size_t nv = 0;
@@ -206,7 +227,7 @@ static int judge_all(const struct cd_policy *pol, const struct cd_policy *view,
 			verdicts_free(vs, nv);
 			return -1;
 		}
-		judge_thread(p, &vs[k]);
+		judge_thread(p, &vs[k], manager_set(db, p));
 		if (!vs[k].known && vs[k].scope != CLI_PROC_ROOT &&
 		    (p->why = strdup(vs[k].why)) == NULL) {
 			verdicts_free(vs, nv);
@@ -217,7 +238,8 @@ static int judge_all(const struct cd_policy *pol, const struct cd_policy *view,
 	return 0;
 }
 
-int cli_procs_judge(const struct cd_policy *pol, struct cli_proc *procs, size_t nprocs)
+int cli_procs_judge(const struct cd_policy *pol, const struct cli_userdb *db,
+		    struct cli_proc *procs, size_t nprocs)
 {
 	int64_t now;
 	struct cd_policy view;
@@ -225,7 +247,7 @@ int cli_procs_judge(const struct cd_policy *pol, struct cli_proc *procs, size_t 
 		return -1;
 	if (policy_now(pol, now, &view) < 0)
 		return cli_out_of_memory("audit", "the processes are not judged");
-	int rc = judge_all(pol, &view, procs, nprocs);
+	int rc = judge_all(pol, &view, db, procs, nprocs);
 	free(view.rules);
 	free(view.outside);
 	if (rc < 0)

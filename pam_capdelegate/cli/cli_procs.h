@@ -40,6 +40,8 @@ struct cli_proc {
 	/* audit's judgement (cli_procs_judge) */
 	enum cli_proc_state state;
 	cd_capmask grant;	/* STALE, WITHIN: what the policy gives the user now */
+	cd_capmask beyond;	/* STALE: what pI holds beyond it (and beyond what pam_systemd
+				 * itself gives a user manager) */
 	char *why;		/* UNKNOWN: why that cannot be computed (escaped text) */
 };
 
@@ -52,8 +54,12 @@ void cli_procs_free(struct cli_proc *procs, size_t nprocs);
 /* Judge each thread's pI against what @pol gives its user now (cli_audit_procs.c): the lines'
  * windows judged at the system clock's now whatever @pol was judged at, the user and groups
  * resolved as the module resolves them, failing closed (a lookup that fails makes the thread
- * UNKNOWN, never WITHIN). Sets state, grant and why. 0, or -1 when memory ran out (said). */
-int cli_procs_judge(const struct cd_policy *pol, struct cli_proc *procs, size_t nprocs);
+ * UNKNOWN, never WITHIN). In a user manager, what pam_systemd gives it (cap_wake_alarm, the
+ * user record's ambient set in @db, may be NULL) is not counted. Sets state, grant, beyond
+ * and why. 0, or -1 when memory ran out or the clock cannot be read (said). */
+struct cli_userdb;
+int cli_procs_judge(const struct cd_policy *pol, const struct cli_userdb *db,
+		    struct cli_proc *procs, size_t nprocs);
 /* "stale", "within", "unknown", "root", "service" (JSON's processes[].state). */
 const char *cli_proc_state_str(enum cli_proc_state st);
 

@@ -260,8 +260,8 @@ t_procs_root_named() {
 }
 
 # capdelegate(8), audit --processes: a finding names the system manager's unit that holds the
-# thread's cgroup (session-7.scope; user@1003.service for the user manager's own units); a
-# system service (no audit session, its cgroup below /system.slice/) is
+# thread's cgroup (session-7.scope; user@1003.service for the user manager's own units); in a
+# user manager, pam_systemd's own cap_wake_alarm is not counted; a system service (no audit session, its cgroup below /system.slice/) is
 # not judged, whatever its pI holds, while a process there with an audit session is. The
 # cgroups are made in the name=systemd hierarchy below a directory of the case's own, which a
 # cgroup namespace shows the CLI as the root.
@@ -275,8 +275,9 @@ t_procs_unit_and_service() {
   mkdir -p "$PR_CGROOT/system.slice/lab.service" "$PR_CGROOT/user.slice/user-1003.slice/session-7.scope" \
     "$PR_CGROOT/$mgr/init.scope" "$PR_CGROOT/$mgr/app.slice/app.service"
   pr_ns 'start svc 1003 +net_raw 4294967295 system.slice/lab.service
-         start sess 1003 +net_raw 1003 user.slice/user-1003.slice/session-7.scope
-         start mgr 1003 +net_raw 4294967295 user.slice/user-1003.slice/user@1003.service/init.scope
+         start sess 1003 +net_raw,+wake_alarm 1003 user.slice/user-1003.slice/session-7.scope
+         start mgr 1003 +net_raw,+wake_alarm 4294967295 user.slice/user-1003.slice/user@1003.service/init.scope
+         start alarm 1003 +wake_alarm 4294967295 user.slice/user-1003.slice/user@1003.service/app.slice/app.service
          start app 1003 +net_raw 4294967295 user.slice/user-1003.slice/user@1003.service/app.slice/app.service
          start svcsess 1003 +net_raw 1003 system.slice/lab.service
          cli text audit --processes --config "$P" --confdir "" "$CASE_DIR/tree"
@@ -289,21 +290,25 @@ t_procs_unit_and_service() {
   [ "$rc" = 0 ] || return 1
   [ ! -e "$PR_CGROOT" ] || fail "cgroup $PR_CGROOT left behind"
   pr_run text; want_rc 1
-  pr_finding stale-grant "/proc/$(pr_pid sess)" cap_net_raw "$(pr_holder sess carol 1003), unit session-7.scope: "
+  pr_finding stale-grant "/proc/$(pr_pid sess)" cap_net_raw,cap_wake_alarm "$(pr_holder sess carol 1003), unit session-7.scope: "
   pr_finding stale-grant "/proc/$(pr_pid svcsess)" cap_net_raw "$(pr_holder svcsess carol 1003), unit lab.service: "
   no_text "$OUT" "/proc/$(pr_pid svc)"$'\t'
   # a user manager and its services: judged (no audit session, but not below /system.slice/),
-  # named by the system manager's unit, the one systemctl stops
+  # named by the system manager's unit, the one systemctl stops; cap_wake_alarm, which
+  # pam_systemd gives a user manager itself, is not counted there (it is in a session's scope)
   pr_finding stale-grant "/proc/$(pr_pid mgr)" cap_net_raw "carol (uid 1003), no audit session, unit user@1003.service: "
+  no_text "$OUT" "/proc/$(pr_pid alarm)"$'\t'
   pr_finding stale-grant "/proc/$(pr_pid app)" cap_net_raw "carol (uid 1003), no audit session, unit user@1003.service: "
   want_line "$OUT" "process\t$(pr_pid svc)\t$(pr_pid svc)\tcarol\tsleep\tcap_net_raw"	# listed
   pr_run json
-  python3 - "$OUT" "$(pr_pid svc)" "$(pr_pid sess)" <<'PY' >&2 || fail "JSON state and unit"
+  python3 - "$OUT" "$(pr_pid svc)" "$(pr_pid sess)" "$(pr_pid alarm)" <<'PY' >&2 || fail "JSON state and unit"
 import json, sys
 d = json.load(open(sys.argv[1]))
 procs = {x["pid"]: x for x in d["processes"]}
 svc, sess = procs[int(sys.argv[2])], procs[int(sys.argv[3])]
 assert (svc["state"], svc["grant"], svc["sessionid"], svc["unit"]) == ("service", None, None, "lab.service"), svc
 assert (sess["state"], sess["unit"], sess["unit_hex"]) == ("stale", "session-7.scope", b"session-7.scope".hex()), sess
+alarm = procs[int(sys.argv[4])]
+assert (alarm["state"], alarm["grant"], alarm["beyond"], alarm["unit"]) == ("within", [], [], "user@1003.service"), alarm
 PY
 }

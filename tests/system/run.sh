@@ -336,6 +336,10 @@ check reinstall/audit-rules-back "ping's rules in rules.d and loaded: $(fact rei
 login reinstalled-alice alice alice lab-probe || true
 session reinstalled-alice 1 alice reinstall/ssh-alice
 
+# --- 7b. a session that outlives its grant: alice's line ends while she is logged in ------------
+# shellcheck source=tests/system/stale.sh
+. "$here/stale.sh"
+
 # --- 8. marks restored after package operations -----------------------------------------------
 # iputils-ping's postinst runs `setcap cap_net_raw+ep` on every install: everyone could ping. The
 # marks file declares /usr/bin/ping, the file Debian 12's dpkg knows as /bin/ping (merged /usr).

@@ -241,6 +241,10 @@ procs = {x["pid"]: x for x in d["processes"]}
 for pid in map(int, sys.argv[2:]):
     assert (procs[pid]["state"], procs[pid]["grant"], procs[pid]["beyond"]) == ("unknown", None, None), procs[pid]
 PY
+  # report: a host's grant-unknown is an error-level finding there too (an error record, exit 2)
+  local doc="$CASE_DIR/json.out"; OUT="$CASE_DIR/out" ERR="$CASE_DIR/err"
+  cd_run report --tsv "$doc"; want_rc 2
+  want_text "$OUT" "$(printf '\tgrant-unknown\t/proc/%s\tbob (uid 1002)' "$b")"
   # NSS answering again: bob within, carol stale
   pr_run up; want_rc 1
   no_text "$OUT" "/proc/$b"$'\t'

@@ -260,7 +260,8 @@ struct prep {
 	const char *swap_link, *swap_to;
 	const char *cwd;		/* the child's working directory */
 	long long now;			/* the module's clock: 0 the real one */
-	const char *tz;			/* TZ, in the process and in the PAM environment */
+	const char *tz;			/* TZ, TZDIR, LC_TIME and LC_ALL, in the process and in
+					 * the PAM environment */
 };
 
 typedef void (*steps_fn)(pam_handle_t *pamh, struct outcome *o);
@@ -359,17 +360,22 @@ static void run(const char *svc, const char *user, const struct prep *prep, step
 			swap_to = prep->swap_to;
 			fake_now = prep->now ? prep->now : -1;
 		}
-		if (prep != NULL && prep->tz != NULL && setenv("TZ", prep->tz, 1) < 0)
-			_exit(7);
+		/* TZ and the variables like it (the zone files' directory, the locale's time) */
+		static const char *const tz_like[] = { "TZ", "TZDIR", "LC_TIME", "LC_ALL" };
+		for (size_t k = 0; prep != NULL && prep->tz != NULL && k < 4; k++)
+			if (setenv(tz_like[k], prep->tz, 1) < 0)
+				_exit(7);
 		struct pam_conv conv = { no_conv, NULL };
 		pam_handle_t *pamh = NULL;
 		if (pam_start(svc, user, &conv, &pamh) != PAM_SUCCESS)
 			_exit(5);
-		char *tzvar = NULL;
-		if (prep != NULL && prep->tz != NULL &&
-		    (asprintf(&tzvar, "TZ=%s", prep->tz) < 0 || pam_putenv(pamh, tzvar) != PAM_SUCCESS))
-			_exit(7);
-		free(tzvar);
+		for (size_t k = 0; prep != NULL && prep->tz != NULL && k < 4; k++) {
+			char *var = NULL;
+			if (asprintf(&var, "%s=%s", tz_like[k], prep->tz) < 0 ||
+			    pam_putenv(pamh, var) != PAM_SUCCESS)
+				_exit(7);
+			free(var);
+		}
 		steps(pamh, &r);
 		memset(faults, 0, sizeof(faults));
 		r.fault_hits = fault_hits;
@@ -1229,7 +1235,8 @@ static void test_window_edges_at_login(void **state)
 	}
 }
 
-/* TZ, in the process and as a PAM variable, never moves an edge: the times are UTC. */
+/* TZ and the variables like it (TZDIR, LC_TIME, LC_ALL), in the process and as PAM variables,
+ * never move an edge: the times are UTC, read by arithmetic. */
 static void test_window_ignores_tz(void **state)
 {
 	(void)state;

@@ -206,9 +206,8 @@ static char *policy_key(const struct options *o)
 			o->max_bytes) < 0 ? NULL : key;
 }
 
-/* "FILE:LINE,FILE:LINE" of @n rules (each @rules[i], or @list + i when @rules is NULL);
- * "none" for none. */
-static char *rules_text(const struct cd_rule *const *rules, const struct cd_rule *list, size_t n)
+/* "FILE:LINE,FILE:LINE" of @n rules; "none" for none. */
+static char *rules_text(const struct cd_rule *const *rules, size_t n)
 {
 	char *out = NULL;
 	size_t size = 0;
@@ -217,10 +216,8 @@ static char *rules_text(const struct cd_rule *const *rules, const struct cd_rule
 		return NULL;
 	if (n == 0)
 		fputs("none", f);
-	for (size_t i = 0; i < n && i < MAX_LOGGED_RULES; i++) {
-		const struct cd_rule *r = rules != NULL ? rules[i] : &list[i];
-		fprintf(f, "%s%s:%zu", i ? "," : "", r->file, r->line);
-	}
+	for (size_t i = 0; i < n && i < MAX_LOGGED_RULES; i++)
+		fprintf(f, "%s%s:%zu", i ? "," : "", rules[i]->file, rules[i]->line);
 	if (n > MAX_LOGGED_RULES)	/* one key=value field: no blank (and no parenthesis, auparse drops a final one) */
 		fprintf(f, ",...%zu_rules", n);
 	fclose(f);
@@ -232,9 +229,11 @@ static char *rules_text(const struct cd_rule *const *rules, const struct cd_rule
  * 0 (*out NULL: none), or -1 when memory ran out. */
 static int ended_text(const struct cd_policy *pol, const struct cd_user *u, char **out)
 {
-	const struct cd_rule **ended = calloc(pol->noutside + 1, sizeof(*ended));
-	size_t n = 0;
 	*out = NULL;
+	if (pol->noutside == 0)
+		return 0;	/* the usual login: no line outside its window, nothing to allocate */
+	const struct cd_rule **ended = calloc(pol->noutside, sizeof(*ended));
+	size_t n = 0;
 	if (ended == NULL)
 		return -1;
 	for (size_t i = 0; i < pol->noutside; i++) {
@@ -244,7 +243,7 @@ static int ended_text(const struct cd_policy *pol, const struct cd_user *u, char
 			ended[n++] = r;
 	}
 	int rc = 0;
-	if (n > 0 && (*out = rules_text(ended, NULL, n)) == NULL)
+	if (n > 0 && (*out = rules_text(ended, n)) == NULL)
 		rc = -1;
 	free(ended);
 	return rc;
@@ -305,7 +304,7 @@ static struct saved_grant *new_saved(const struct options *o, const char *user, 
 	s->status = pol != NULL ? pol->status : CD_POLICY_OK;
 	s->caps = g != NULL ? g->caps : 0;
 	s->via = g != NULL ? g->via : CD_SUBJECT_NONE;
-	s->rules = g != NULL ? rules_text(g->matched, NULL, g->nmatched) : strdup("none");
+	s->rules = g != NULL ? rules_text(g->matched, g->nmatched) : strdup("none");
 	/* a policy not judged by the clock (not read, or rejected) gives the same nothing later */
 	s->judged_at = pol != NULL && pol->at_set ? pol->at : INT64_MIN;
 	s->valid_until = pol != NULL && pol->at_set ? cd_policy_next_edge(pol, pol->at) : INT64_MAX;

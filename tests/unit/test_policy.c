@@ -1550,7 +1550,10 @@ static void test_window_malformed_rejects(void **state)
 	expect_rejected("alice cap_net_raw until 2026-12-14T18:00Z\x1b[2K\n", 1,
 			"control character in line");
 	expect_rejected("alice cap_net_raw until 2026-12-14T18:00Z # \x1b[2K\n", 1,
-			"control character in line");
+			"control character in line: '\\x1b'");
+	/* in a word after the window: the one byte shown, as everywhere else */
+	expect_rejected("alice cap_net_raw until 2026-12-14T18:00Z x\x1b[2K\n", 1,
+			"control character in line: '\\x1b'");
 	/* keywords are lower case: a capital one is text after the capabilities */
 	expect_rejected("alice cap_net_raw UNTIL 2026-12-14T18:00Z\n", 1, "expected ','");
 }

@@ -567,7 +567,10 @@ text = open(sys.argv[2]).read().splitlines()
 files = [l.split("\t")[1] for l in text if l.startswith("file\t")]
 assert files == [f["path"] for f in d["files"]], (files, d["files"])
 finds = [l.split("\t")[1] for l in text if l.startswith("finding\t")]
-assert finds == [f["id"] for f in d["findings"]], finds
+# Findings about live processes are the JSON's alone (the text ran without --processes), and
+# other cases' processes come and go while the cases run in parallel.
+live = ("stale-grant", "grant-unknown")
+assert finds == [f["id"] for f in d["findings"] if f["id"] not in live], (finds, d["findings"])
 gains = [l for l in text if l.startswith("gain\t")]
 assert len(gains) == len(d["matrix"]), (gains, d["matrix"])
 assert d["scan"]["capability_files"] == 7 and len(d["files"]) == 7

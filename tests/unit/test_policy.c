@@ -1468,6 +1468,37 @@ static void test_time_values(void **state)
 		assert_true(utc(cd_time_format(t, buf, sizeof(buf))) == t);
 }
 
+/* The Gregorian calendar, month by month: each month's last day is a date and the day after
+ * it is not, in common years, in years divisible by 4, in centuries (not leap) and in years
+ * divisible by 400 (leap: 2000 and 2400 have a February 29, 2100 and 2394 do not). */
+static void test_time_month_lengths(void **state)
+{
+	(void)state;
+	static const int common[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	static const struct { int year, leap; } years[] = {
+		{ 2026, 0 }, { 2028, 1 }, { 2000, 1 }, { 2100, 0 }, { 2394, 0 }, { 2400, 1 },
+	};
+	for (size_t y = 0; y < sizeof(years) / sizeof(years[0]); y++) {
+		for (int m = 1; m <= 12; m++) {
+			int last = common[m - 1] + (m == 2 && years[y].leap);
+			char text[32];
+			int64_t t;
+			const char *why = NULL;
+			snprintf(text, sizeof(text), "%04d-%02d-%02dT00:00Z", years[y].year, m, last);
+			if (cd_time_parse(text, strlen(text), &t, &why) != 0)
+				fail_msg("'%s' refused: %s", text, why ? why : "?");
+			char back[32];
+			assert_string_equal(cd_time_format(t, back, sizeof(back)), text);
+			snprintf(text, sizeof(text), "%04d-%02d-%02dT00:00Z", years[y].year, m, last + 1);
+			if (cd_time_parse(text, strlen(text), &t, &why) != -1)
+				fail_msg("'%s' accepted", text);
+		}
+	}
+	/* 2000-02-29 is the day after 02-28 and the day before 03-01 */
+	assert_true(utc("2000-02-29T00:00Z") == 951782400);
+	assert_true(utc("2000-03-01T00:00Z") - utc("2000-02-29T00:00Z") == 86400);
+}
+
 static void test_time_malformed(void **state)
 {
 	(void)state;
@@ -1684,6 +1715,7 @@ int main(void)
 		cmocka_unit_test_setup(test_escape_winbind_could_mean_literally, setup),
 		cmocka_unit_test_setup(test_cuts_bounds_and_short_names, setup),
 		cmocka_unit_test(test_time_values),
+		cmocka_unit_test(test_time_month_lengths),
 		cmocka_unit_test(test_time_malformed),
 		cmocka_unit_test_setup(test_window_lines, setup),
 		cmocka_unit_test_setup(test_window_malformed_rejects, setup),

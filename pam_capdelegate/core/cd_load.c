@@ -574,17 +574,19 @@ static void log_rejected_files(struct parser *p)
 }
 
 /* The verdict for all files: syntax errors summed up once per file, and no rule kept unless
- * OK. */
+ * OK. Memory can run out while the files at fault are named (blame): then the verdict is
+ * out of memory, not a syntax error that names the main file for a drop-in's error. */
 static enum cd_status finish(struct parser *p, enum cd_status status)
 {
 	struct cd_policy *pol = p->pol;
+	if (!p->out_of_memory && status == CD_POLICY_OK && pol->nerrors > 0) {
+		log_rejected_files(p);
+		status = CD_POLICY_SYNTAX;
+	}
 	if (p->out_of_memory || status == CD_POLICY_SYSERR) {
 		if (p->out_of_memory)
 			cd_log(p->log, LOG_ERR, "%s: out of memory: no capabilities granted", pol->shown);
 		status = CD_POLICY_SYSERR;
-	} else if (status == CD_POLICY_OK && pol->nerrors > 0) {
-		log_rejected_files(p);
-		status = CD_POLICY_SYNTAX;
 	}
 	if (status != CD_POLICY_OK)
 		drop_rules(pol);

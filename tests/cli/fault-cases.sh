@@ -11,7 +11,7 @@ FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import faul
   fault_alloc_dropin_notes fault_print_cut_short valgrind_audit_problems fault_walk_examine_dir
   fault_walk_cwd_unopened fault_getxattr_errors audit_dir_moved_during_scan fault_fstat_marks_staged
   fault_alloc_audit_roots fault_asprintf_dropin_path fault_marks_duplicate_search
-  fault_log_message_lost fault_octal_warning_memory)
+  fault_log_message_lost fault_octal_warning_memory fault_alloc_check_rejected_dropin)
 
 # cd_fault ARGS...: cd_nss with tests/cli/fault.c preloaded first; $FIRED exists afterwards if
 # the fault fired. The fault is chosen by CD_FAULT_* in the environment.
@@ -62,6 +62,21 @@ t_fault_alloc_check_explain() {
   touch -d '-1 hour' "$p" "$d"/*.conf   # no "modified N seconds ago" note: N would differ
   n=$(sweep_alloc check --config "$p" --confdir "$d"); echo "check: $n" >&2
   n=$(sweep_alloc explain bob --config "$p" --confdir "$d" "$CASE_DIR"); echo "explain: $n" >&2
+}
+
+# capdelegate(8), CHECK: the verdict line names the file at fault. A rejected drop-in beside a
+# good main file: each allocation failing in turn gives the same verdict naming the drop-in, or
+# an error of its own (out of memory), never the main file blamed in silence.
+t_fault_alloc_check_rejected_dropin() {
+  need_root; local p d="$CASE_DIR/capdelegate.d" n
+  p=$(std_policy)
+  mkdir -p "$d"; printf 'carol cap_kill
+bob 12
+' >"$d/10-bad.conf"
+  chmod 0644 "$d/10-bad.conf"; touch -d '-1 hour' "$p" "$d/10-bad.conf"
+  n=$(sweep_alloc check --config "$p" --confdir "$d"); echo "check: $n" >&2
+  cd_fault check --config "$p" --confdir "$d"; want_rc 2
+  want_text "$OUT" "$d/10-bad.conf: syntax error: the module grants nothing"
 }
 
 t_fault_alloc_audit() {

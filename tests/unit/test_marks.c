@@ -44,6 +44,33 @@ static void parses_marks(void **state)
 	cd_marks_free(&m);
 }
 
+/* capdelegate-files.conf(5): only the components "." and ".." are refused; a name that merely
+ * starts with dots (".d", "..d", ".x.") is a directory or file like any other. */
+static void dot_names_are_names(void **state)
+{
+	(void)state;
+	static const char text[] = "/opt/.d/tool cap_net_raw=i\n/opt/..d/tool cap_net_raw=i\n"
+				   "/opt/x/.. cap_net_raw=i\n/opt/.x./..y cap_kill=i\n/opt/a./.b cap_kill=i\n";
+	struct cd_marks m;
+	forget_logged();
+	assert_int_equal(cd_marks_parse(&m, "mem", text, strlen(text), NULL, &test_log), CD_POLICY_SYNTAX);
+	assert_non_null(strstr(logged(), "mem:3: "));
+	assert_non_null(strstr(logged(), "'.' or '..' in path"));
+	assert_null(strstr(logged(), "mem:1: "));
+	assert_null(strstr(logged(), "mem:2: "));
+	assert_null(strstr(logged(), "mem:4: "));
+	assert_null(strstr(logged(), "mem:5: "));
+	cd_marks_free(&m);
+	static const char good[] = "/opt/.d/tool cap_net_raw=i\n/opt/..d/tool cap_net_raw=i\n"
+				   "/opt/.x./..y cap_kill=i\n/opt/a./.b cap_kill=i\n";
+	forget_logged();
+	assert_int_equal(cd_marks_parse(&m, "mem", good, strlen(good), NULL, &test_log), CD_POLICY_OK);
+	assert_int_equal(m.nmarks, 4);
+	assert_string_equal(m.marks[0].path, "/opt/.d/tool");
+	assert_string_equal(m.marks[3].path, "/opt/a./.b");
+	cd_marks_free(&m);
+}
+
 /* The bytes past @len are not the text: neither a mark nor an error. */
 static void reads_len_bytes_only(void **state)
 {
@@ -108,6 +135,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parses_marks),
+		cmocka_unit_test(dot_names_are_names),
 		cmocka_unit_test(reads_len_bytes_only),
 		cmocka_unit_test(size_limit),
 	};

@@ -871,6 +871,20 @@ static void test_resolve_unions_and_default(void **state)
 	assert_int_equal(load(&pol, "Alice cap_kill\n"), CD_POLICY_OK);
 	assert_true(resolve_for(&pol, "alice", none, NULL, NULL) == 0);
 	cd_policy_free(&pol);
+	/* cd_policy.h: a policy whose status is not OK grants nothing, whatever rules it still
+	 * holds (a caller that rejects a read policy, as the module does when the clock cannot be
+	 * read, need not empty it first) */
+	static const enum cd_status rejected[] = { CD_POLICY_SYNTAX, CD_POLICY_UNSAFE,
+						   CD_POLICY_MISSING, CD_POLICY_SYSERR };
+	for (size_t k = 0; k < sizeof(rejected) / sizeof(rejected[0]); k++) {
+		assert_int_equal(load(&pol, "u cap_kill\n@g1 cap_chown\n* cap_lease\n"), CD_POLICY_OK);
+		pol.status = rejected[k];
+		assert_true(resolve_for(&pol, "u", g2, &via, &n) == 0);
+		assert_int_equal(n, 0);
+		assert_true(resolve_for(&pol, "w", none, NULL, NULL) == 0);
+		pol.status = CD_POLICY_OK;
+		cd_policy_free(&pol);
+	}
 }
 
 static void test_keep_filter_still_validates(void **state)

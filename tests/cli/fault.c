@@ -147,22 +147,25 @@ static int programs_own(void *caller)
 
 /* Should the allocation asked for from @caller fail? Not once exit() began: a --coverage
  * build's own code (gcov writing its .gcda files, linked into the executable) allocates
- * then, and would be failed in place of the program's. Registered at the first allocation,
- * this handler runs before gcov's (atexit handlers run last registered first, destructors
- * after them). Nor in a forked child: the program's children only exec (edit's editor), and
- * in a --coverage build gcov writes its files there first (GCC turns execv into
- * __gcov_execv), which a failed allocation crashed: the editor "killed by signal 11". */
+ * then, and would be failed in place of the program's. Registered at the first allocation
+ * the executable itself asks for, this handler runs before gcov's: atexit handlers run last
+ * registered first, and gcov's destructor runs in _dl_fini, which __libc_start_main registers
+ * before it calls any of the executable's code. Registered at an earlier allocation (a shared
+ * library's constructor, as libauparse's allocates), it would run after gcov's,
+ * which a failed allocation crashed (exit 139). Nor in a forked child: the program's children
+ * only exec (edit's editor), and in a --coverage build gcov writes its files there first (GCC
+ * turns execv into __gcov_execv), which a failed allocation crashed: the editor "killed by
+ * signal 11". */
 static int fail_alloc(void *caller)
 {
 	static long at = -1;
 	if (at < 0) {
 		const char *n = getenv("CD_FAULT_ALLOC");
 		at = n != NULL ? atol(n) : 0;
-		if (at > 0)
-			stop_faults_at_exit();
 	}
 	if (at <= 0 || !programs_own(caller))
 		return 0;
+	stop_faults_at_exit();
 	if (atomic_fetch_add(&calls, 1) + 1 != at)
 		return 0;
 	fired();
@@ -177,8 +180,10 @@ static int fail_sized(size_t n, void *caller)
 	const char *size = getenv("CD_FAULT_MALLOC_SIZE");
 	if (size == NULL)
 		return 0;
+	if (!programs_own(caller))
+		return 0;
 	stop_faults_at_exit();	/* gcov's allocations at exit are not the program's */
-	if ((size_t)atol(size) != n || !programs_own(caller) || atomic_exchange(&sized_fired, 1))
+	if ((size_t)atol(size) != n || atomic_exchange(&sized_fired, 1))
 		return 0;
 	fired();
 	return 1;

@@ -2,14 +2,15 @@
 # test_baseline.sh: run.sh's baseline on the unmutated tree (TAP). A case that already fails is
 # left out and named; a check that cannot run at all (a program that passes no case and fails, a
 # CLI case whose run.sh fails) stops the run with its reason, never a quiet "survived" for every
-# mutant it should judge. Runs run.sh's own functions on stand-in checks; needs nothing else.
+# mutant it should judge; a case failing only on the coverage build is judged again on the plain
+# build. Runs run.sh's own functions on stand-in checks; needs nothing else.
 set -euo pipefail
-[ "${1:-}" = --help ] && { sed -n '2,5p' "$0"; exit 0; }
+[ "${1:-}" = --help ] && { sed -n '2,6p' "$0"; exit 0; }
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/mutations/run.sh
 . "$here/run.sh"
 set +e
-t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+t=$(mktemp -d); trap '[ -n "${KEEP:-}" ] || rm -rf "$t"' EXIT
 # the stand-ins need no PID namespace (that needs root)
 MUT=$t/mut BLD=$t SRC=$t JOBS=2 ISOLATE=(env)
 mkdir -p "$MUT" "$t/tests/cli"
@@ -47,6 +48,20 @@ ok "(exit status 2)" has err "check all_fail could not run on the unmutated tree
 : >"$MUT/baseline.tsv"
 ok "a CLI case whose run.sh could not run stops the run" [ "$(run "cli	audit_x	audit_x")" = 2 ]
 ok "with run.sh's reason" has err "check audit_x could not run on the unmutated tree (exit status 2: tests/cli: $t/capdelegate not built (./lab build)); by hand: LAB_BUILD=$t $t/tests/cli/run.sh audit_x"
+
+# A case that fails on the coverage build alone (as the allocation-fault cases do: gcov allocates
+# at exit) is judged again on the plain build and held against the mutants; one that fails on
+# both stays left out.
+prog cov_only 'if [ -n "${GCOV_PREFIX:-}" ]; then echo "not ok 1 - a"; else echo "ok 1 - a"; fi; echo "ok 2 - b"; echo "1..2"'
+: >"$MUT/baseline.tsv"; BASE_FAIL=(); mkdir -p "$t/cov/build"
+CHECKS=("tap	passes	$t/passes" "tap	cov_only	$t/cov_only" "tap	one_fails	$t/one_fails")
+(baseline "$t/cov" "${CHECKS[@]}"; rebaseline_failing; declare -p BASE_FAIL BASE_OK >"$t/state") 3>"$t/tsv" 2>"$t/err" >/dev/null
+ok "a case failing on the coverage build alone: judged again on the plain build" \
+  has err "baseline: 2 checks fail on the coverage build: again on the plain build"
+ok "and held against mutants (not left out)" eval '! grep -q "cov_only: a" "$t/state"'
+ok "with the plain build's count of passing cases" has state '[cov_only]="2"'
+ok "a case failing on both builds stays left out" has state '["one_fails: b"]="1"'
+ok "the coverage run's failing line is gone from the baseline file" eval '! grep -q "^fail	cov_only: a" "$MUT/baseline.tsv"'
 
 echo "1..$n"
 exit "$failed"

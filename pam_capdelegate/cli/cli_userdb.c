@@ -170,15 +170,18 @@ static int skip_digits(struct reader *r)
 	return r->p > start ? 0 : refuse(r, "bad number");
 }
 
-/* The value of the number text [@start, @end) when it is a whole number from 0 to 9999999999
- * written with a fraction or an exponent (1002.0, 1.002e3): systemd's JSON takes a real that
- * converts to an unsigned integer and back unchanged for that integer (sd_json_variant_has_type),
- * so its uid is 1002. 0 when it is one, -1 when not (or out of memory: no uid, as for 1002.5). */
-static int whole_real(const unsigned char *start, const unsigned char *end, uint64_t *v)
+/* The value of the number text from @start to @r's place when it is a whole number from 0 to
+ * 9999999999 written with a fraction or an exponent (1002.0, 1.002e3): systemd's JSON takes a
+ * real that converts to an unsigned integer and back unchanged for that integer
+ * (sd_json_variant_has_type), so its uid is 1002. 0 when it is one, 1 when not (1002.5), -1 out
+ * of memory (@r's oom set: an error, never a record refused as if it had no uid). */
+static int whole_real(struct reader *r, const unsigned char *start, uint64_t *v)
 {
-	char *text = strndup((const char *)start, (size_t)(end - start)), *stop = NULL;
-	if (text == NULL)
+	char *text = strndup((const char *)start, (size_t)(r->p - start)), *stop = NULL;
+	if (text == NULL) {
+		r->oom = 1;
 		return -1;
+	}
 	errno = 0;
 	double d = strtod(text, &stop);	/* the CLI keeps the C locale: '.' is the point */
 	int whole = errno == 0 && *stop == '\0' && d >= 0 && d <= 9999999999.0 &&
@@ -186,7 +189,7 @@ static int whole_real(const unsigned char *start, const unsigned char *end, uint
 	free(text);
 	if (whole)
 		*v = (uint64_t)d;
-	return whole ? 0 : -1;
+	return whole ? 0 : 1;
 }
 
 /* A number by RFC 8259's grammar. @uid: set to its value when it is a non-negative whole
@@ -227,8 +230,12 @@ static int read_number(struct reader *r, int *has_uid, uint64_t *uid)
 			v = v * 10 + (uint64_t)(*c - '0');
 		*has_uid = 1;
 		*uid = v;
-	} else if (!plain && has_uid != NULL && whole_real(start, r->p, uid) == 0) {
-		*has_uid = 1;
+	} else if (!plain && has_uid != NULL) {
+		int rc = whole_real(r, start, uid);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			*has_uid = 1;
 	}
 	return 0;
 }

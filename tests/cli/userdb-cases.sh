@@ -8,7 +8,7 @@ USERDB_CASES=(
   userdb_name_forms userdb_hostile_json userdb_size_and_depth userdb_file_kinds
   userdb_odd_names userdb_search_order userdb_one_record_two_names userdb_numbers fault_alloc_userdb
   userdb_uid_file_names valgrind_userdb_prefixes userdb_string_escapes
-  userdb_read_failures fault_asprintf_userdb fault_memstream_userdb
+  userdb_read_failures fault_asprintf_userdb fault_memstream_userdb fault_real_uid_userdb
   userdb_absent_name_hides_nothing userdb_privileged_merged userdb_privileged_refused
   userdb_privileged_json
 )
@@ -560,6 +560,18 @@ t_fault_memstream_userdb() {
   [ "${n%% *}" -ge 9 ] || fail "$n: fewer than the records' strings closed"
   # the first stream is the first record's first string: memory, not a record refused
   CD_FAULT_MEMSTREAM=1 cd_fault audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty"
+  want_rc 2; want_line "$ERR" "capdelegate: audit: out of memory; no report"
+  no_text "$OUT" "userdb-invalid"
+}
+
+# A uid written as a real (1002.0) is read from a copy of its text: memory running out there is
+# an error, exit 2, never the record refused as if its uid were not the number in its name.
+t_fault_real_uid_userdb() {
+  need_root; local p d="$CASE_DIR/db"
+  p=$(std_policy); touch -d '-1 hour' "$p"; mkdir -p "$CASE_DIR/empty"
+  record "$d" 1002 '{"userName":"bob","uid":1002.0,"capabilityAmbientSet":["cap_net_raw"]}'
+  CD_FAULT_STRDUP=1002.0 cd_fault audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty"
+  [ -e "$FIRED" ] || fail "no fault"
   want_rc 2; want_line "$ERR" "capdelegate: audit: out of memory; no report"
   no_text "$OUT" "userdb-invalid"
 }

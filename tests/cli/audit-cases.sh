@@ -245,7 +245,7 @@ AUDIT_CASES=(
   audit_dot_names audit_path_forms audit_errors_listed audit_vanished audit_reopen_by_name audit_live_churn
   audit_deep
   audit_unknown_value audit_threads_option audit_root_below_skipped_mount audit_no_dtype_fs
-  audit_writable_dir_once audit_all_fs audit_root_below_bind_of_skipped_fs
+  audit_writable_dir_once audit_all_fs audit_root_below_bind_of_skipped_fs audit_nscd_group_cache_off
   "${AUDIT_DIFF_SEEDS[@]/#/audit_diff_}"
 )
 
@@ -382,4 +382,26 @@ t_audit_all_fs() {
   unshare -m sh -c 'mount -t mqueue none "$1/mq" && shift && exec "$@"' sh "$t" \
     "$BIN" audit --config "$p" --confdir "" "$t" >"$OUT" 2>"$ERR" || true
   want_line "$OUT" "# scanned\t2 directories\t1 regular file\t1 capability file\t1 mount skipped\t0 vanished\t0 errors"
+}
+
+# capdelegate(8), audit FINDINGS: nscd-group-cache while nscd's socket is there and its
+# nscd.conf does not turn the group cache off; none once "enable-cache group no" is set, as
+# the finding tells the administrator to do. In a mount namespace of the case's own: a tmpfs on
+# /run/nscd holds a socket, /etc/nscd.conf is written into an overlay of /etc.
+t_audit_nscd_group_cache_off() {
+  need_root; local p t="$CASE_DIR/tree" x="$CASE_DIR/etc"
+  unshare -m true 2>/dev/null || skip "no mount namespace (unshare -m)"
+  p=$(std_policy); mkdir -p "$t" "$x/upper" "$x/work"
+  # shellcheck disable=SC2016
+  in_ns() { unshare -m sh -c '
+    [ -d /run/nscd ] || mkdir /run/nscd
+    mount -t tmpfs cd-nscd /run/nscd && mount -t overlay cd-etc -o "lowerdir=/etc,upperdir=$1/upper,workdir=$1/work" /etc || exit 3
+    python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"/run/nscd/socket\")" || exit 3
+    printf "%b" "$2" >/etc/nscd.conf; shift 2; exec "$@"' sh "$x" "$1" \
+    "$BIN" audit --config "$p" --confdir "" "$t" >"$OUT" 2>"$ERR" || RC=$?; }
+  RC=0; in_ns '\tenable-cache\t\tgroup\t\tyes\n'; [ "$RC" -ne 3 ] || skip "no tmpfs, overlay or socket in a mount namespace"
+  want_text "$OUT" "$(printf 'finding\tnscd-group-cache\t/run/nscd/socket\t')"
+  RC=0; in_ns '# no cache for groups\n\tenable-cache\t\tpasswd\t\tyes\n\tenable-cache\t\tgroup\t\tno\n'
+  [ "$RC" -ne 3 ] || fail "the mount namespace could not be set up a second time"
+  want_text "$OUT" "# scanned"; no_text "$OUT" "nscd-group-cache"
 }

@@ -333,6 +333,19 @@ t_import_user_named_like_group() {
   NSSDIR=$nss
 }
 
+# A word whose meant atom was matched on an earlier line is left as a comment, and its accidental
+# atom is still judged: line 1's xnetops reaches group netops (in pam_cap before the fix of
+# CVE-2025-1390), so line 2's @netops means nobody new as a group, but pam_cap still stops at it
+# for the user named @netops, whom no earlier line matched.
+t_import_seen_word_accident() {
+  local p nss=$NSSDIR; p=$(printf 'cap_syslog xnetops\ncap_net_raw @netops\n' | pam_cap_conf)
+  cp -r "$NSSDIR" "$CASE_DIR/nss"; NSSDIR=$CASE_DIR/nss
+  printf '@netops:x:1010:1010::/nonexistent:/bin/sh\n' >>"$NSSDIR/passwd"
+  cd_nss import-pam-cap "$p"; NSSDIR=$nss
+  want_text "$ERR" "$p:2: '@netops' was matched on an earlier line: pam_cap never applies this line to it; left as a comment"
+  want_text "$ERR" "difference: $p:2: '@netops' also matches the user @netops (NSS knows it): the translation gives no line for it"
+}
+
 IMPORT_CASES=(
   import_comments_only
   import_debian_example import_manpage_shapes import_first_match_vs_union
@@ -341,6 +354,7 @@ IMPORT_CASES=(
   import_bare_word_group_depends_on_version
   import_all_then_later_line import_manpage_pair import_long_line_blank_piece
   import_accident_lookup_outage import_accident_outage_beside_warning import_user_named_like_group import_comment_words_and_failures
+  import_seen_word_accident
   "${IMPORT_DIFF_SEEDS[@]/#/import_diff_}"
 )
 

@@ -12,7 +12,7 @@ MARKS_CASES=(
   marks_apply_xattr_dropped marks_xattr_unreadable marks_apply_through_descriptor marks_parent_not_a_directory
   marks_refused_dirs_hold_no_descriptor marks_check_stdin_closed
   marks_alias_directory_link marks_alias_hard_link marks_apply_write_fails marks_file_unjudged
-  marks_stray_operand marks_apply_stops_out_of_memory marks_empty_value marks_alias_two_filesystems
+  marks_stray_operand marks_apply_stops_out_of_memory marks_check_out_of_memory marks_empty_value marks_alias_two_filesystems
   marks_readme_agrees_with_example
   marks_audit_rules_per_file marks_audit_rules_nothing_declared marks_audit_rules_sync
 )
@@ -636,6 +636,17 @@ t_marks_apply_stops_out_of_memory() {
   want_line "$ERR" "capdelegate: marks: out of memory"
   [ "$(getcap "$t/b/f")" = "$t/b/f cap_net_admin=i" ] || fail "a later file changed"
   [ "$(getcap "$t/a/f")" = "$t/a/f cap_net_admin=i" ] || fail "the file changed"
+}
+
+# Memory running out while check examines a file: an error that says so, exit 2 (never a
+# report that merely stops short).
+t_marks_check_out_of_memory() {
+  need_root; local t="$CASE_DIR/m" m
+  capfile "$t/a/f" cap_net_admin=i
+  m=$(printf '%s cap_net_raw=i\n' "$t/a/f" | marks_file)
+  CD_FAULT_STRDUP=$t/a cd_fault marks check --marks "$m"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$ERR" "capdelegate: marks: out of memory"
 }
 
 # A security.capability value with no bit set (revision 2, all sets empty) grants nothing: on

@@ -6,7 +6,7 @@
 USERDB_CASES=(
   userdb_ambient_grant userdb_ambient_json userdb_bounding_drop userdb_explain
   userdb_name_forms userdb_hostile_json userdb_size_and_depth userdb_file_kinds
-  userdb_odd_names userdb_search_order userdb_one_record_two_names userdb_numbers fault_alloc_userdb
+  userdb_replaced_before_open userdb_odd_names userdb_search_order userdb_one_record_two_names userdb_numbers fault_alloc_userdb
   userdb_uid_file_names valgrind_userdb_prefixes userdb_string_escapes
   userdb_read_failures fault_asprintf_userdb fault_memstream_userdb fault_real_uid_userdb
   userdb_absent_name_hides_nothing userdb_privileged_merged userdb_privileged_refused
@@ -251,6 +251,19 @@ t_userdb_file_kinds() {
   udb_audit "$CASE_DIR/none"; want_rc 1; no_text "$ERR" "none"
   udb_audit "$CASE_DIR/elsewhere/real.user"; want_rc 2
   want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$CASE_DIR/elsewhere/real.user${TAB}none${TAB}user record not audited: cannot read the directory: Not a directory"
+}
+
+# A record replaced by a directory between its stat and its open is judged by what was opened:
+# not a regular file, and that is the record's one error (its NAME.user-privileged, no JSON
+# object, is not read for it).
+t_userdb_replaced_before_open() {
+  need_root; local d="$CASE_DIR/db" p; p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  record "$d" bob '{"userName":"bob","capabilityAmbientSet":["cap_net_raw"]}'
+  printf '{' >"$d/bob.user-privileged"
+  CD_FAULT_HOOK="bob.user:rm $d/bob.user && mkdir $d/bob.user" \
+    cd_fault audit --config "$p" --confdir '' --userdb "$d" "$CASE_DIR/empty"; want_rc 2
+  [ -d "$d/bob.user" ] || fail "the record was not replaced"
+  want_line "$OUT" "finding${TAB}userdb-invalid${TAB}$d/bob.user${TAB}none${TAB}user record not audited: not a regular file: a directory"
 }
 
 # A record's name is hostile bytes: the path is escaped like every file name, the user's

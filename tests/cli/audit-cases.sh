@@ -84,6 +84,33 @@ PY
   want_line "$OUT" "error\t$t/missing\tcannot examine\tENOENT\tNo such file or directory"
 }
 
+# capdelegate(8), audit: trailing slashes are dropped from a PATH, but "/" (or "//") stays the
+# root directory, never an empty name: what the walk says about it names "/". Its stat fails
+# here (EIO, fault.so), so the case walks nothing.
+t_audit_root_slash() {
+  need_root; local p r; p=$(std_policy)
+  for r in / //; do
+    CD_FAULT_STAT=/:5 cd_fault audit --config "$p" --confdir "" "$r"
+    [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+    want_line "$OUT" "error\t/\tcannot examine\tEIO\tInput/output error"
+    want_text "$OUT" "0 vanished	1 error"
+  done
+}
+
+# A file's capabilities are read by its name, without opening it: a file nobody may read
+# (mode 0000, the CLI without CAP_DAC_OVERRIDE) still shows its capabilities, as getcap(8)'s do,
+# on one thread and on several.
+t_audit_unreadable_file() {
+  need_root; local p t="$CASE_DIR/tree" n; p=$(std_policy)
+  command -v setpriv >/dev/null || skip "setpriv missing"
+  capfile "$t/d/closed" cap_net_raw=i; capfile "$t/open" cap_net_raw=i; chmod 0 "$t/d/closed"
+  for n in 1 2; do
+    cd_nocaps audit --threads "$n" --config "$p" --confdir "" "$t"; want_rc 1
+    want_line "$OUT" "file\t$t/d/closed\t2\tnone\tcap_net_raw\tno\t-\t-"
+    want_text "$OUT" "$(printf '2 capability files\t0 mounts skipped\t0 vanished\t0 errors')"
+  done
+}
+
 # Entries gone between the listing and the open (LD_PRELOAD shim vanish.c moves them away):
 # counted and listed as vanished, not errors; the exit status does not become 2.
 t_audit_vanished() {
@@ -242,7 +269,7 @@ audit_diff() {
 for s in "${AUDIT_DIFF_SEEDS[@]}"; do eval "t_audit_diff_$s() { audit_diff $s; }"; done
 
 AUDIT_CASES=(
-  audit_dot_names audit_path_forms audit_errors_listed audit_vanished audit_reopen_by_name audit_live_churn
+  audit_dot_names audit_path_forms audit_errors_listed audit_unreadable_file audit_root_slash audit_vanished audit_reopen_by_name audit_live_churn
   audit_deep
   audit_unknown_value audit_threads_option audit_root_below_skipped_mount audit_no_dtype_fs
   audit_writable_dir_once audit_all_fs audit_root_below_bind_of_skipped_fs audit_nscd_group_cache_off

@@ -363,6 +363,21 @@ t_explain_default_paths() {
   [ "$(grep '^exec' "$OUT" | cut -f2 | sort | uniq -d | wc -l)" -eq 0 ] || fail "a file reported twice"
 }
 
+# capdelegate(8), explain: the default PATHs are $PATH's directories and /usr, even when $PATH
+# names nothing below /usr. /usr's stat fails here (EIO, fault.so): an error naming /usr, exit 2,
+# so that the case need not walk this machine's /usr.
+t_explain_default_paths_usr() {
+  need_root; local p t b; p=$(std_policy); t=$(std_tree); b=$(dirname "$BIN")
+  RC=0; FIRED="$CASE_DIR/fired"
+  PATH="$t/bin" CD_FAULT_STAT=/usr:5 CD_FAULT_FIRED="$FIRED" \
+    LD_PRELOAD="$b/tests/cli/.libs/fault.so:$b/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" \
+    NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group" \
+    "$BIN" explain alice --config "$p" >"$OUT" 2>"$ERR" || RC=$?
+  [ -e "$FIRED" ] || fail "/usr not examined"; want_rc 2
+  want_text "$ERR" "capdelegate: /usr: cannot examine: Input/output error"
+  [ "$(count_lines "$OUT" "^exec	$t/bin/")" -eq 5 ] || fail "want the 5 fixture files of \$PATH"
+}
+
 # $PATH naming "/" itself: the root covers every other directory, /usr too, and each file is
 # reported once. Run in a root of its own (the binary, its libraries and a small tree: unshare
 # --root), so that "/" is a tree of three files, not this machine's.
@@ -1224,7 +1239,7 @@ CASES=(
   check_clean check_syntax_error check_unknown_user_group check_risky check_unsafe_file
   check_unsafe_dir check_missing check_stray_operand explain_space_in_name
   explain_user_line explain_group explain_default explain_user_none_beats_group
-  explain_default_paths explain_root_note explain_unknown_user explain_rejected_policy explain_path_unreadable
+  explain_default_paths explain_default_paths_usr explain_root_note explain_unknown_user explain_rejected_policy explain_path_unreadable
   audit_revisions audit_matrix audit_finding_permitted audit_finding_rootid
   audit_finding_undelegated audit_finding_unused_grant audit_finding_writable_file
   audit_finding_writable_dir audit_finding_nosuid audit_finding_nosuid_bind audit_clean_exit audit_policy_rejected

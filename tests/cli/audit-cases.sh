@@ -271,7 +271,7 @@ for s in "${AUDIT_DIFF_SEEDS[@]}"; do eval "t_audit_diff_$s() { audit_diff $s; }
 AUDIT_CASES=(
   audit_dot_names audit_path_forms audit_errors_listed audit_unreadable_file audit_root_slash audit_vanished audit_reopen_by_name audit_live_churn
   audit_deep
-  audit_unknown_value audit_threads_option audit_root_below_skipped_mount audit_no_dtype_fs
+  audit_unknown_value audit_threads_option audit_root_below_skipped_mount audit_no_dtype_fs audit_no_dtype_out_of_memory
   audit_writable_dir_once audit_all_fs audit_root_below_bind_of_skipped_fs audit_nscd_group_cache_off
   "${AUDIT_DIFF_SEEDS[@]/#/audit_diff_}"
 )
@@ -334,12 +334,13 @@ t_audit_dot_names() {
 
 # notype_image DIR: an ext2 filesystem without the filetype feature (its directory entries say
 # DT_UNKNOWN, as some filesystems' do), loop-mounted read-write; prints the mount point
-# (umount it). It holds sub/tool (fI cap_net_raw), plain, a symbolic link and a fifo.
+# (umount it). It holds sub/tool (fI cap_net_raw), plain, a symbolic link and a fifo. Without
+# dir_index either: a directory lists its entries in the order they were made.
 notype_image() {
   local d=$1
   command -v mke2fs >/dev/null || skip "e2fsprogs missing"
   mkdir -p "$d/mnt"; truncate -s 4M "$d/fs.img"
-  mke2fs -q -t ext2 -O ^filetype -F "$d/fs.img" >&2
+  mke2fs -q -t ext2 -O ^filetype,^dir_index -F "$d/fs.img" >&2
   mount -o loop "$d/fs.img" "$d/mnt" 2>/dev/null || skip "cannot loop-mount an image here"
   capfile "$d/mnt/sub/tool" cap_net_raw=i; : >"$d/mnt/plain"
   ln -s sub/tool "$d/mnt/link"; mkfifo "$d/mnt/fifo"
@@ -371,6 +372,19 @@ t_audit_no_dtype_fs() {
   RC=$rc3; want_rc 1
   want_line "$OUT" "vanished\t$m/plain"; no_match "$OUT" "^error"
   want_text "$OUT" "$(printf '\t1 vanished\t0 errors')"
+}
+
+# Memory running out while the walker records an entry it cannot examine (on a filesystem
+# without d_type) stops the walk there: an error, exit 2, and nothing later in that directory
+# is read (zz, after plain, whose capabilities cannot be read, is never reported).
+t_audit_no_dtype_out_of_memory() {
+  need_root; local p m; p=$(std_policy)
+  m=$(notype_image "$CASE_DIR/img"); capfile "$m/zz" cap_net_raw=i
+  CD_FAULT_STATAT=plain:5 CD_FAULT_STRDUP="$m/plain" CD_FAULT_GETXATTR=zz:5 \
+    cd_fault audit --threads 1 --config "$p" --confdir "" "$m"
+  umount "$m"; [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$ERR" "capdelegate: audit: out of memory; no report"
+  no_text "$ERR" "zz"; no_text "$OUT" "zz"
 }
 
 # capdelegate(8), audit FINDINGS: writable-directory is reported once per directory, however

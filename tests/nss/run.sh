@@ -36,9 +36,10 @@ account  required $module config=$work/policy confdir=
 EOF
 # The local side: the host's files, and a local netops (gid 2000) without members. The
 # directory's users are cdtest's alone.
-grep -v '^netops:\|^localgrp:' /etc/group >"$work/group"
+grep -v '^netops:\|^localgrp:\|^cdlisted:' /etc/group >"$work/group"
 echo 'netops:x:2000:' >>"$work/group"
 echo 'localgrp:x:2100:' >>"$work/group"
+echo 'cdlisted:x:3300:alice' >>"$work/group"
 cat >"$work/nscd.conf" <<EOF
 	debug-level		0
 	paranoia		no
@@ -79,6 +80,7 @@ group alice 3001
 group contractors 3100 bob
 group netops 5000 alice
 group hidden 3200
+group cdlisted 3300
 EOF
   printf 'passwd: files cdtest\ngroup: %s\nshadow: files\n' "$groupline" >"$work/nsswitch.conf"
   : >"$work/log"
@@ -205,6 +207,19 @@ case_memberless() {
   else not_ok "memberless directory group: alice nothing"; fi
 }
 
+# The same group in /etc/group with alice as a member and in the directory, answering first,
+# without members; the membership search stops at the directory (an initgroups line: glibc then
+# returns at the first source that answers), which does not put alice in it. The local file does
+# not say the group has no members (it names alice), so the empty answer is no proof that she is
+# outside it: she gets nothing, never "*".
+case_memberless_listed_locally() {
+  policy $'@cdlisted none\n* cap_net_raw\n'
+  inside $'cdtest files\ninitgroups: cdtest files' up 0 "" "$run_login alice; id -G alice"
+  if grep -q 'CapInh=0$' "$work/out" && grep -q 'user=alice: group cdlisted (.*its entry lists no members' "$work/err"; then
+    ok "memberless directory answer, local group listing alice: alice nothing"
+  else not_ok "memberless directory answer, local group listing alice: alice nothing"; fi
+}
+
 # The second question does not take away what the policy gives: alice, in no narrowing group,
 # gets "*" with everything up; bob, in contractors, nothing.
 case_all_up() {
@@ -307,6 +322,7 @@ PY
 
 case_all_up
 case_memberless
+case_memberless_listed_locally
 cases_check
 case_initgroups
 case_backend_order

@@ -591,6 +591,13 @@ t_report_clones_told_apart() {
   want_line "$OUT" "grant\tcap_sys_time\tuser\talice\tweb@$m2"
   no_line "$OUT" "grant\tcap_sys_time\tuser\talice\tweb@$m1"
   want_line "$OUT" "differs\tuser\talice\tweb@$m1=cap_net_raw\tweb@$m2=cap_net_raw,cap_sys_time\tweb@$m1@$m3=cap_net_raw"
+  # ... and so on: a fourth host named as the third is shown is told apart by its machine-id too
+  local m4=44444444444444444444444444444444 e="$CASE_DIR/e.json"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host"]=sys.argv[2]; d["host_hex"]=d["host"].encode().hex(); d["machine_id"]=sys.argv[3]; print(json.dumps(d))' "$a" "web@$m1@$m3" "$m4" >"$e"
+  cd_run report "$a" "$b" "$c" "$e"; want_rc 1
+  want_line "$ERR" "capdelegate: report: warning: $e: names itself web@$m1@$m3, as another host is shown: told apart by machine-id (web@$m1@$m3@$m4)"
+  want_line "$OUT" "host\tweb@$m1@$m3\t$c\thost-field\t$m3"
+  want_line "$OUT" "host\tweb@$m1@$m3@$m4\t$e\thost-field\t$m4"
   cd_run report --json "$a" "$b"; want_rc 1
   python3 - "$OUT" "$m1" "$m2" <<'PY' || fail "JSON"
 import json, sys

@@ -9,7 +9,7 @@ USAGE_CASES=(
   usage_nodes usage_disagree usage_hostile_logs usage_window usage_json usage_rotations usage_enriched
   usage_propose usage_propose_keeps_unattributed usage_bad_invocations usage_report_fleet
   usage_report_rejects fault_alloc_usage usage_session_closed valgrind_usage usage_default_logs
-  usage_session_number_reused usage_gained
+  usage_session_number_reused usage_gained usage_propose_dropin usage_sorted usage_json_machine_id
 )
 
 UFIX="$HERE/fixtures/usage"
@@ -145,6 +145,11 @@ EOF
   want_text "$ERR" "binary.log: record 1: "
   u "$CASE_DIR/nothing-here.log"
   want_rc 2; want_text "$ERR" "nothing-here.log: No such file or directory"
+  # a LOGIN record whose pid is not a number: its session cannot be told from another's
+  sed '2s/ pid=500 / pid=5x0 /' "$UFIX/gained.log" >"$CASE_DIR/login-pid.log"
+  u "$CASE_DIR/login-pid.log"
+  want_rc 2; [ ! -s "$OUT" ] || fail "records printed from a log not read whole"
+  want_text "$ERR" "login-pid.log: record 2: a LOGIN record without a readable pid field"
 }
 
 # the window: --since counts runs from then on; a session opened before it still gives its
@@ -259,6 +264,26 @@ t_usage_propose() {
   no_text "$OUT" '@netops'
   [ "$(grep -c '^# remove the line' "$OUT")" -eq 2 ] || fail "want alice's and bob's lines removed"
   [ "$(grep -vc '^#\|^$' "$OUT")" -eq 1 ] || fail "want one policy line (carol's)"
+}
+
+# --propose reads the policy --config and --confdir name: a drop-in's line the records name is
+# proposed at its own file and line (the unattributed ping runs left out, as above)
+t_usage_propose_dropin() {
+  need_root
+  local p m d="$CASE_DIR/capdelegate.d" l="$CASE_DIR/d.log"
+  p=$(usage_policy); m=$(umarks)
+  mkdir -p "$d"; printf '# bob, apart\nbob cap_net_raw\n' >"$d/10-bob.conf"; chmod 0644 "$d/10-bob.conf"
+  sed -e 's|acct="bob" grant=none policy=ok rules=none|acct="bob" grant=cap_net_raw policy=ok rules=__D__:2|' \
+      -e 's|rules=/etc/security/capdelegate.conf:|rules=__P__:|' "$UFIX/sessions.log" |
+    grep -v 'exe="/usr/bin/ping" subj=unconfined key="capdelegate"$' |
+    sed -e "s|__P__|$p|" -e "s|__D__|$d/10-bob.conf|" >"$l"
+  cd_run usage --propose --config "$p" --confdir "$d" --marks "$m" --since 36500d --input "$l"
+  want_rc 0
+  want_text "$OUT" "# $d/10-bob.conf:2: bob cap_net_raw"
+  want_line "$OUT" "#   cap_net_raw: bob held it at 1 sessions in the window (last grant 2025-12-06T05:46:40Z), no run of a marked file used it"
+  # without the drop-ins, the line the records name is not today's policy's
+  cd_run usage --propose --config "$p" --confdir '' --marks "$m" --since 36500d --input "$l"
+  no_text "$OUT" "10-bob.conf"
 }
 
 # a capability some unattributed run may have used is never proposed for removal
@@ -490,4 +515,52 @@ assert [(x["user"], x["capability"], x["runs"]) for x in d["ungained"]] == [("al
   u "$CASE_DIR/late.log"
   want_rc 0
   no_match "$OUT" '^outside'
+  # nor one that comes after its event's PROCTITLE, the event's last record: the run has ended
+  # ungained (the log's first run alone, nothing else held)
+  { sed -n '1,4p;12,16p' "$UFIX/gained.log"; sed -n '20p' "$UFIX/gained.log" | sed 's/:50): /:40): /'; } >"$CASE_DIR/after.log"
+  u "$CASE_DIR/after.log"
+  want_rc 0
+  want_line "$OUT" 'ungained\talice\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=2025-12-06T05:47:20Z\tlast=2025-12-06T05:47:20Z'
+}
+
+# capdelegate(8), usage: each kind's records in the order of user, capability and file, whatever
+# order the runs came in: eight files of one user, run last name first
+t_usage_sorted() {
+  need_root
+  local m="$CASE_DIR/marks.conf" l="$CASE_DIR/sorted.log" i s=30 want
+  printf '/usr/local/bin/tool%d cap_net_raw=i\n' 1 2 3 4 5 6 7 8 >"$m"; chmod 0644 "$m"
+  { sed -n '1,2p' "$UFIX/gained.log"
+    for i in 8 7 6 5 4 3 2 1; do
+      s=$((s + 1))
+      printf 'type=SYSCALL msg=audit(1765000040.000:%d): arch=c000003e syscall=59 success=yes exit=0 a0=1 a1=2 a2=3 a3=4 items=2 ppid=1 pid=60%d auid=1001 uid=1001 gid=1001 euid=1001 suid=1001 fsuid=1001 egid=1001 sgid=1001 fsgid=1001 tty=pts0 ses=3 comm="tool%d" exe="/usr/local/bin/tool%d" subj=unconfined key="capdelegate"\n' "$s" "$i" "$i" "$i"
+      printf 'type=PROCTITLE msg=audit(1765000040.000:%d): proctitle=746F6F6C\n' "$s"
+    done; } >"$l"
+  cd_run usage --tsv --marks "$m" --since 36500d --input "$l"
+  want_rc 0
+  want=$(printf '/usr/local/bin/tool%d\n' 1 2 3 4 5 6 7 8)
+  [ "$(grep '^used' "$OUT" | cut -f4)" = "$want" ] || fail "used: not in the files' order"
+  [ "$(grep '^ungained' "$OUT" | cut -f4)" = "$want" ] || fail "ungained: not in the files' order"
+}
+
+# usage --json's machine_id is audit --json's: null where /etc/machine-id is empty, unset
+# (systemd's "uninitialized"), all zero or not 32 hex digits
+t_usage_json_machine_id() {
+  need_unshare
+  local m mid="$CASE_DIR/machine-id" v
+  m=$(umarks)
+  for v in '' 'uninitialized\n' '00000000000000000000000000000000\n' '0123456789abcdef\n' '0123456789abcdef0123456789abcdeg\n' \
+           '0123456789abcdef0123456789abcdef\n'; do
+    printf '%b' "$v" >"$mid"
+    RC=0
+    # shellcheck disable=SC2016
+    unshare --mount -- sh -c 'mount --bind "$1" /etc/machine-id && shift && exec "$@"' sh "$mid" \
+      "$BIN" usage --json --marks "$m" --since 36500d --input "$UFIX/sessions.log" >"$OUT" 2>"$ERR" || RC=$?
+    want_rc 0
+    python3 - "$OUT" "$v" <<'PY' || fail "machine-id '$v'"
+import json, sys
+d, v = json.load(open(sys.argv[1])), sys.argv[2]
+want = "0123456789abcdef0123456789abcdef" if v == "0123456789abcdef0123456789abcdef\\n" else None
+assert d["machine_id"] == want, (d["machine_id"], want)
+PY
+  done
 }

@@ -352,6 +352,11 @@ assert ("cap_net_raw", "alice", ("web2",)) in g and ("cap_syslog", "bob", ("web1
 PY
   # a line that ended is no error: one host alone, exit 1
   cd_run report "$W1"; want_rc 1
+  # the ended line's FILE:LINE whose memory cannot be had: an error of its own (exit 2), never
+  # the file named without its line (fault-cases.sh's sweep of that one asprintf)
+  local n fmt='%s:%ld'; [ "$(getconf LONG_BIT)" = 64 ] || fmt='%s:%lld'
+  n=$(CD_FAULT_ASPRINTF="$fmt" SWEEP=CD_FAULT_NTH sweep_alloc report "$W1" "$W2"); echo "report, FILE:LINE: $n" >&2
+  [ "${n%% *}" -ge 1 ] || fail "no ended line's FILE:LINE formatted: $n"
 }
 
 # An audit of version 5 and earlier (no windows) is read as before: every line grants, as does

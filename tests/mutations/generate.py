@@ -389,6 +389,12 @@ def cmd_sample(args):
     sys.stderr.write("generate: %d mutants in %d files, %d listed as equivalent and skipped; "
                      "sample of %d, seed %s\n"
                      % (len(muts), len({m["file"] for m in muts}), len(skipped), min(n, len(pool)), seed))
+    # an entry whose line was since rewritten names no mutant: its reason may no longer hold
+    # for the line's new mutants, which are drawn again; the entry is only clutter
+    stale = sorted(set(eq) - {m["key"] for m in muts})
+    if stale:
+        sys.stderr.write("generate: %d entries of %s match no mutant (their line changed): "
+                         "remove them\n" % (len(stale), EQUIV))
     for m in sorted(pool[:n], key=lambda m: (m["file"], m["start"], m["new"])):
         checks = "?" if cov is None else (",".join(covering(cov, m)) or "-")
         print("\t".join([m["id"], checks, m["func"],

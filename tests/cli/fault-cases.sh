@@ -7,6 +7,7 @@
 FAULT_CASES=(fault_alloc_check_explain fault_alloc_audit fault_alloc_import fault_alloc_marks
   fault_strdup_targets fault_import_huge_group audit_descriptor_budget valgrind_import_check
   fault_stat_ancestor audit_threads_started fault_stat_vanished_root_file fault_alloc_processes
+  fault_processes_cgroup_memory
   fault_stat_vanished_inner_file audit_reopen_by_name fault_dropin_dir_unlisted
   fault_alloc_dropin_notes fault_print_cut_short valgrind_audit_problems fault_walk_examine_dir
   fault_walk_cwd_unopened fault_getxattr_errors audit_dir_moved_during_scan fault_fstat_marks_staged
@@ -362,6 +363,20 @@ t_fault_alloc_processes() {
   kill "$pid"
   [ "$n" -gt 1 ] && [ "$n" -lt 1000 ] || fail "$n allocations"
   echo "audit --processes: $((n - 1)) allocations" >&2
+}
+
+# A thread's cgroup file whose reading runs out of memory (getline: ENOMEM): an error, exit 2,
+# never the process shown without its unit as if it had none.
+t_fault_processes_cgroup_memory() {
+  need_root; local p pid
+  command -v setpriv >/dev/null || skip "setpriv missing"
+  p=$(std_policy); mkdir -p "$CASE_DIR/empty"
+  setpriv --inh-caps +net_raw sleep 120 &
+  pid=$!; sleep 0.3
+  CD_FAULT_GETLINE="/task/$pid/cgroup:12" cd_fault audit --processes --config "$p" --confdir "" "$CASE_DIR/empty"
+  kill "$pid"
+  [ -e "$FIRED" ] || fail "no fault"; want_rc 2
+  want_line "$ERR" "capdelegate: out of memory; processes listed in part"
 }
 
 # The drop-in directory cannot be listed (fdopendir fails: its memory ran out): the policy is

@@ -43,6 +43,9 @@
  *   CD_FAULT_FSTATFS=SUFFIX:ERRNO  fstatfs(2) of a descriptor whose path ends in SUFFIX fails.
  *   CD_FAULT_FSTAT=SUFFIX:ERRNO  fstat(2) of a descriptor whose path ends in SUFFIX fails.
  *   CD_FAULT_READ=SUFFIX:ERRNO  read(2) of a descriptor whose path ends in SUFFIX fails.
+ *   CD_FAULT_GETLINE=SUFFIX:ERRNO  getline(3) of a stream whose file's path ends in SUFFIX
+ *                         fails with ERRNO, reading nothing (ENOMEM: its buffer, libc's, could
+ *                         not grow; stdio's own read(2) is libc's, which CD_FAULT_READ misses).
  *   CD_FAULT_GETXATTR=NAME:ERRNO  getxattr(2) and lgetxattr(2) of exactly NAME (the walker's
  *                         bare names too), and fgetxattr(2) of a descriptor whose path ends
  *                         in /NAME, fail with ERRNO.
@@ -627,6 +630,37 @@ ssize_t read(int fd, void *buf, size_t n)
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "read");
 	return real(fd, buf, n);
+}
+
+/* getline(3) is an inline call of __getdelim in an optimized build (bits/stdio.h). */
+typedef ssize_t getdelim_fn(char **, size_t *, int, FILE *);
+
+static ssize_t any_getdelim(getdelim_fn **real, const char *sym, char **line, size_t *cap,
+			    int delim, FILE *f)
+{
+	if (getenv("CD_FAULT_GETLINE") != NULL && suffix_fault("CD_FAULT_GETLINE", fileno(f), NULL))
+		return -1;
+	if (*real == NULL)
+		*(void **)real = dlsym(RTLD_NEXT, sym);
+	return (*real)(line, cap, delim, f);
+}
+
+ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
+{
+	static getdelim_fn *real;
+	return any_getdelim(&real, "__getdelim", line, cap, delim, f);
+}
+
+ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
+{
+	static getdelim_fn *real;
+	return any_getdelim(&real, "getdelim", line, cap, delim, f);
+}
+
+ssize_t getline(char **line, size_t *cap, FILE *f)
+{
+	static getdelim_fn *real;
+	return any_getdelim(&real, "getdelim", line, cap, '\n', f);
 }
 
 ssize_t getxattr(const char *path, const char *name, void *val, size_t size)

@@ -878,6 +878,25 @@ static void test_primary_group_membership(void **state)
 		     "no capabilities granted");
 }
 
+/* pam_capdelegate(8), GROUPS: a narrowing group NSS does not know may be one it cannot reach:
+ * bob, in no group, gets nothing, and the log says the group is unknown (the man page's line),
+ * not a lookup that failed; the login's NOTICE line still says what he got. */
+static void test_narrowing_group_unknown(void **state)
+{
+	need_root(state);
+	policy_service("unknown-narrow", "@nosuchgroup none\n* cap_kill\n", 0644, "");
+	struct outcome o;
+	login("unknown-narrow", "bob", NULL, PAM_SUCCESS, PAM_SUCCESS, &o);
+	if (o.inh != 0)
+		fail_msg("bob: CapInh %llx, want 0\n%s", o.inh, o.log);
+	expect_log(&o, "user=bob: group nosuchgroup (");
+	expect_log(&o, ":1) gives less than \"*\", and NSS knows no such group: whether the user "
+		   "is in it cannot be shown: no capabilities granted");
+	expect_log(&o, "user=bob granted=none via=none");
+	if (strstr(o.log, "cannot look up") != NULL)
+		fail_msg("an unknown group logged as a failed lookup\n%s", o.log);
+}
+
 /* A '$' inside a name: written \044 in the policy, matched against NSS's svc$acct, and logged
  * in the policy's form. */
 static void test_dollar_inside_name(void **state)
@@ -986,6 +1005,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_strict_bad_option_refused),
 		cmocka_unit_test(test_group_name_case_sensitive),
 		cmocka_unit_test(test_primary_group_membership),
+		cmocka_unit_test(test_narrowing_group_unknown),
 		cmocka_unit_test(test_dollar_inside_name),
 		cmocka_unit_test(test_group_outage_user_line_decides),
 		cmocka_unit_test(test_listed_groups_need_no_probe),

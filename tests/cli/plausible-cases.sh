@@ -2,12 +2,13 @@
 # capdelegate-files.conf(5) that a plausible bug breaks while every other case passes: two edits
 # racing for one lock, an edit that keeps the file's length, a warning of the core's own in
 # check's count, a worker thread's pI beside an empty main thread's, import-pam-cap's reduction
-# by every earlier line, fE set exactly by marks apply (sourced by run.sh).
+# by every earlier line, fE set exactly by marks apply, the bounding set cutting what an exec
+# gains (sourced by run.sh).
 # shellcheck shell=bash disable=SC2034,SC2016
 
 PLAUSIBLE_CASES=(edit_lock_name_still_the_lock_taken edit_same_length_installed
   check_core_warning_counted audit_processes_worker_beside_empty_main
-  import_reduced_by_every_earlier_line marks_apply_effective_exactly)
+  import_reduced_by_every_earlier_line marks_apply_effective_exactly bounding_set_cuts_gains)
 
 # The policy directory of an edit case: root's, 0755, the main file holding $1. Sets PL_P.
 pl_policy_dir() {
@@ -197,4 +198,24 @@ t_marks_apply_effective_exactly() {
   [ "$(getcap "$t/i")" = "$t/i cap_net_raw=ei" ] || fail "on disk: $(getcap "$t/i")"
   cd_run marks check --marks "$m"; want_rc 0
   want_line "$OUT" "mark\t$t/ei\tok\tok\tcap_net_raw=i\tcap_net_raw=i\tmatches the mark"
+}
+
+# capdelegate(8), explain and audit: what an exec gains is (X & fP) | (pI & fI), X the bounding
+# set of the process that runs the CLI. With cap_net_bind_service out of it, bind_ep
+# (cap_net_bind_service=ep) gains alice nothing, and ping_i (cap_net_raw=i) still gains her
+# cap_net_raw through pI; with the whole set, bind_ep gains it.
+t_bounding_set_cuts_gains() {
+  need_root; local p t; p=$(std_policy); t=$(std_tree)
+  command -v setpriv >/dev/null || skip "setpriv missing"
+  cut() { RC=0
+    LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group" \
+      setpriv --bounding-set=-net_bind_service -- "$BIN" "$@" >"$OUT" 2>"$ERR" || RC=$?; }
+  cd_nss explain alice --config "$p" --confdir "" "$t/bin"
+  want_text "$OUT" "$(printf 'exec\t%s\tfP=cap_net_bind_service\tfI=none\tfE=yes\tpP'"'"'=cap_net_bind_service\t' "$t/bin/bind_ep")"
+  cut explain alice --config "$p" --confdir "" "$t/bin"
+  want_text "$OUT" "$(printf 'exec\t%s\tfP=cap_net_bind_service\tfI=none\tfE=yes\tpP'"'"'=none\tpE'"'"'=none\t' "$t/bin/bind_ep")"
+  want_text "$OUT" "$(printf 'exec\t%s\tfP=none\tfI=cap_net_raw\tfE=no\tpP'"'"'=cap_net_raw\t' "$t/bin/ping_i")"
+  cut audit --config "$p" --confdir "" "$t"
+  no_match "$OUT" "^gain	alice	$t/bin/bind_ep	"
+  want_line "$OUT" "gain\talice\t$t/bin/ping_i\tcap_net_raw\tnone"
 }

@@ -239,10 +239,7 @@ struct cli_gain cli_exec_gain(cd_capmask pi, cd_capmask bound, const struct cli_
 
 cd_capmask cli_bounding_set(void)
 {
-	cd_capmask pi, pp, pe, bound;
-	if (cd_read_process_caps(&pi, &pp, &pe, &bound) < 0)
-		return ~(cd_capmask)0;	/* unknown: assume nothing is cut */
-	return bound;
+	return cd_bounding_set();
 }
 
 void cli_print_caps(FILE *out, cd_capmask m)

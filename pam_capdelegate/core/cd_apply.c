@@ -28,17 +28,9 @@ static cd_capmask bounding_mask(cd_capmask of)
 	return m;
 }
 
-int cd_read_process_caps(cd_capmask *pi, cd_capmask *pp, cd_capmask *pe, cd_capmask *bound)
+cd_capmask cd_bounding_set(void)
 {
-	cap_t c = cap_get_proc();
-	if (c == NULL)
-		return -1;
-	*pi = cd_cap_flag_mask(c, CAP_INHERITABLE);
-	*pp = cd_cap_flag_mask(c, CAP_PERMITTED);
-	*pe = cd_cap_flag_mask(c, CAP_EFFECTIVE);
-	*bound = bounding_mask(~(cd_capmask)0);
-	cap_free(c);
-	return 0;
+	return bounding_mask(~(cd_capmask)0);
 }
 
 /* pI := @m, and the ambient set emptied, through one IAB value built from nothing:

@@ -30,7 +30,8 @@ struct cd_apply_result {
  * (clear_errno set). */
 int cd_apply_inheritable(cd_capmask wanted, struct cd_apply_result *r);
 
-/* The current pI, pP, pE, bounding set (as masks). 0 on success. */
-int cd_read_process_caps(cd_capmask *pi, cd_capmask *pp, cd_capmask *pe, cd_capmask *bound);
+/* The calling thread's bounding set as a mask: what an exec can still gain from a file's fP
+ * (capabilities the kernel does not know count as outside it). */
+cd_capmask cd_bounding_set(void);
 
 #endif

@@ -1601,6 +1601,13 @@ static void test_window_malformed_rejects(void **state)
 			"control character in line: '\\x1b'");
 	/* keywords are lower case: a capital one is text after the capabilities */
 	expect_rejected("alice cap_net_raw UNTIL 2026-12-14T18:00Z\n", 1, "expected ','");
+	/* a line in error gets its error alone: no warning about its name (which a line read in
+	 * full would get: \101 read as an escape where a winbind DOMAIN\user may be meant) */
+	expect_rejected("CORP\\101dam cap_kill until 2026-13-01T00:00Z\n", 1, "no such date");
+	assert_null(strstr(logged(), "octal escape"));
+	expect_rejected("CORP\\101dam cap_kill from 2026-12-14T18:00Z from 2026-12-15T18:00Z\n", 1,
+			"a window has one start");
+	assert_null(strstr(logged(), "octal escape"));
 }
 
 static cd_capmask grant_at(const char *text, int64_t now, const char *name, const char **groups)

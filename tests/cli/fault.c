@@ -43,6 +43,9 @@
  *   CD_FAULT_FSTATFS=SUFFIX:ERRNO  fstatfs(2) of a descriptor whose path ends in SUFFIX fails.
  *   CD_FAULT_FSTAT=SUFFIX:ERRNO  fstat(2) of a descriptor whose path ends in SUFFIX fails.
  *   CD_FAULT_READ=SUFFIX:ERRNO  read(2) of a descriptor whose path ends in SUFFIX fails.
+ *   CD_FAULT_FOPEN=SUFFIX:ERRNO  fopen(3) of a path ending in SUFFIX fails with ERRNO (stdio's
+ *                         own open(2) is libc's, which CD_FAULT_OPEN misses): a /proc file of
+ *                         a thread that ended between the listing and the open.
  *   CD_FAULT_GETLINE=SUFFIX:ERRNO  getline(3) of a stream whose file's path ends in SUFFIX
  *                         fails with ERRNO, reading nothing (ENOMEM: its buffer, libc's, could
  *                         not grow; stdio's own read(2) is libc's, which CD_FAULT_READ misses).
@@ -590,6 +593,21 @@ int open(const char *path, int flags, ...)
 	if (real == NULL)
 		*(void **)&real = dlsym(RTLD_NEXT, "open");
 	return real(path, flags, mode);
+}
+
+FILE *fopen(const char *path, const char *mode)
+{
+	static FILE *(*real)(const char *, const char *);
+	if (suffix_fault("CD_FAULT_FOPEN", -1, path))
+		return NULL;
+	if (real == NULL)
+		*(void **)&real = dlsym(RTLD_NEXT, "fopen");
+	return real(path, mode);
+}
+
+FILE *fopen64(const char *path, const char *mode)
+{
+	return fopen(path, mode);
 }
 
 int statx(int dfd, const char *path, int flags, unsigned int mask, struct statx *stx)

@@ -7,7 +7,7 @@
 # shellcheck shell=bash disable=SC2016
 
 PROCS_CASES=(procs_stale_beyond_grant procs_exit_status procs_window_ended procs_nss_failure
-  procs_root_named procs_unit_and_service)
+  procs_root_named procs_unit_and_service procs_thread_ended)
 
 # The functions a namespace's script (pr_ns) uses; $CASE_DIR, $BIN, $NSSDIR and
 # $NSS_WRAPPER_LIB come from the case.
@@ -63,10 +63,11 @@ time.sleep(60)
   sed -i /ready/d "$CASE_DIR/$1.tid"
 }
 # cli TAG ARGS...: the CLI under nss_wrapper (and nss_fault, as cd_nss runs it): TAG.out,
-# TAG.err, TAG.rc.
+# TAG.err, TAG.rc. With PR_FAULT=1, under tests/cli/fault.c too (CD_FAULT_* from the caller).
 cli() {
-  local tag=$1 rc=0; shift
-  LD_PRELOAD="$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" \
+  local tag=$1 rc=0 pre=; shift
+  [ -z "${PR_FAULT:-}" ] || pre="$(dirname "$BIN")/tests/cli/.libs/fault.so:"
+  LD_PRELOAD="$pre$(dirname "$BIN")/tests/stack/.libs/nss_fault.so:$NSS_WRAPPER_LIB" \
     NSS_WRAPPER_PASSWD="$NSSDIR/passwd" NSS_WRAPPER_GROUP="$NSSDIR/group" \
     "$BIN" "$@" >"$CASE_DIR/$tag.out" 2>"$CASE_DIR/$tag.err" || rc=$?
   echo "$rc" >"$CASE_DIR/$tag.rc"
@@ -276,6 +277,10 @@ t_procs_unit_and_service() {
   P=$(policy <<<"$PR_POLICY"); pr_tree
   local PR_CGROOT; PR_CGROOT="$cg/capdelegate-cli.${CASE_DIR//\//_}.$$"
   local mgr=user.slice/user-1003.slice/user@1003.service
+  # another user's record raises cap_net_raw; carol's own record raises it for her manager
+  mkdir -p "$CASE_DIR/udb-bob" "$CASE_DIR/udb-carol"
+  echo '{"userName":"bob","capabilityAmbientSet":["cap_net_raw"]}' >"$CASE_DIR/udb-bob/bob.user"
+  echo '{"userName":"carol","capabilityAmbientSet":["cap_net_raw"]}' >"$CASE_DIR/udb-carol/carol.user"
   mkdir -p "$PR_CGROOT/system.slice/lab.service" "$PR_CGROOT/user.slice/user-1003.slice/session-7.scope" \
     "$PR_CGROOT/$mgr/init.scope" "$PR_CGROOT/$mgr/app.slice/app.service"
   pr_ns 'start svc 1003 +net_raw 4294967295 system.slice/lab.service
@@ -285,7 +290,9 @@ t_procs_unit_and_service() {
          start app 1003 +net_raw 4294967295 user.slice/user-1003.slice/user@1003.service/app.slice/app.service
          start svcsess 1003 +net_raw 1003 system.slice/lab.service
          cli text audit --processes --config "$P" --confdir "" "$CASE_DIR/tree"
-         cli json audit --json --processes --config "$P" --confdir "" "$CASE_DIR/tree"' || rc=1
+         cli json audit --json --processes --config "$P" --confdir "" "$CASE_DIR/tree"
+         cli other audit --processes --config "$P" --confdir "" --userdb "$CASE_DIR/udb-bob" "$CASE_DIR/tree"
+         cli own audit --processes --config "$P" --confdir "" --userdb "$CASE_DIR/udb-carol" "$CASE_DIR/tree"' || rc=1
   for d in user.slice/user-1003.slice/session-7.scope "$mgr/init.scope" "$mgr/app.slice/app.service" \
            "$mgr/app.slice" "$mgr" user.slice/user-1003.slice user.slice system.slice/lab.service \
            system.slice ""; do
@@ -304,6 +311,16 @@ t_procs_unit_and_service() {
   no_text "$OUT" "/proc/$(pr_pid alarm)"$'\t'
   pr_finding stale-grant "/proc/$(pr_pid app)" cap_net_raw "carol (uid 1003), no audit session, unit user@1003.service: "
   want_line "$OUT" "process\t$(pr_pid svc)\t$(pr_pid svc)\tcarol\tsleep\tcap_net_raw"	# listed
+  no_text "$ERR" "out of memory"
+  # what systemd raises in a user manager is the ambient set of that user's own record, not
+  # another's: bob's record leaves carol's manager beyond her grant, her own takes it within
+  pr_run other
+  pr_finding stale-grant "/proc/$(pr_pid mgr)" cap_net_raw "carol (uid 1003), no audit session, unit user@1003.service: "
+  pr_finding stale-grant "/proc/$(pr_pid app)" cap_net_raw "carol (uid 1003), no audit session, unit user@1003.service: "
+  pr_run own
+  no_text "$OUT" "/proc/$(pr_pid mgr)"$'\t'
+  no_text "$OUT" "/proc/$(pr_pid app)"$'\t'
+  pr_finding stale-grant "/proc/$(pr_pid sess)" cap_net_raw,cap_wake_alarm "$(pr_holder sess carol 1003), unit session-7.scope: "
   pr_run json
   python3 - "$OUT" "$(pr_pid svc)" "$(pr_pid sess)" "$(pr_pid alarm)" <<'PY' >&2 || fail "JSON state and unit"
 import json, sys
@@ -315,4 +332,20 @@ assert (sess["state"], sess["unit"], sess["unit_hex"]) == ("stale", "session-7.s
 alarm = procs[int(sys.argv[4])]
 assert (alarm["state"], alarm["grant"], alarm["beyond"], alarm["unit"]) == ("within", [], [], "user@1003.service"), alarm
 PY
+}
+
+# A thread that ends between the listing of /proc and the reading of its status (fault.c fails
+# the open of its status with ENOENT, as the kernel does then) is not listed nor judged; the
+# threads still there are.
+t_procs_thread_ended() {
+  need_procs_ns; local P; P=$(policy <<<"$PR_POLICY"); pr_tree
+  pr_ns 'start carol 1003 +net_raw
+         start gone 1003 +net_raw
+         g=$(cat "$CASE_DIR/gone.pid")
+         PR_FAULT=1 CD_FAULT_FOPEN="/$g/task/$g/status:2" \
+           cli text audit --processes --config "$P" --confdir "" "$CASE_DIR/tree"' || return 1
+  pr_run text; want_rc 1
+  pr_finding stale-grant "/proc/$(pr_pid carol)" cap_net_raw "$(pr_holder carol carol 1003)"
+  no_text "$OUT" "/proc/$(pr_pid gone)"
+  no_match "$OUT" "^process	$(pr_pid gone)	"
 }

@@ -10,6 +10,7 @@ USAGE_CASES=(
   usage_propose usage_propose_keeps_unattributed usage_bad_invocations usage_report_fleet
   usage_report_rejects fault_alloc_usage usage_session_closed valgrind_usage usage_default_logs
   usage_session_number_reused usage_gained usage_propose_dropin usage_sorted usage_json_machine_id
+  usage_many_sessions fault_strdup_usage_field
 )
 
 UFIX="$HERE/fixtures/usage"
@@ -175,6 +176,11 @@ t_usage_window() {
   want_rc 0
   want_line "$OUT" 'unused\talice\tcap_net_raw\tsessions=0\tlast_grant='"$(date -u -d @$((now - 200 * 86400)) +%Y-%m-%dT%H:%M:%SZ)"'\tunattributed=0\trules=/p:1'
   no_text "$ERR" "note:"
+  # 0s is a duration too: a window that starts now, which no run reached
+  cd_run usage --tsv --marks "$m" --since 0s --input "$l"
+  want_rc 0
+  want_line "$OUT" 'unused\talice\tcap_net_raw\tsessions=0\tlast_grant='"$(date -u -d @$((now - 200 * 86400)) +%Y-%m-%dT%H:%M:%SZ)"'\tunattributed=0\trules=/p:1'
+  no_match "$OUT" '^used'
   cd_run usage --tsv --marks "$m" --since 4000w --input "$l"
   grep -qP '^used\talice\tcap_net_raw\t/usr/bin/ping\truns=3\t' "$OUT" || fail "4000w: want 3 runs"
   # a window that begins before the oldest record: said (rotation may have taken runs away)
@@ -304,7 +310,7 @@ t_usage_propose_keeps_unattributed() {
 t_usage_bad_invocations() {
   need_root
   local m; m=$(umarks)
-  for s in 90 d 12x -1d 1.5d 99999999999999999999d 36526d ''; do
+  for s in 90 d 12x 30dd 12h5 -1d 1.5d 99999999999999999999d 36526d ''; do
     cd_run usage --marks "$m" --since "$s" --input "$UFIX/sessions.log"
     want_rc 2; want_text "$ERR" "--since takes a duration"; [ ! -s "$OUT" ] || fail "output for --since '$s'"
   done
@@ -419,6 +425,17 @@ t_fault_alloc_usage() {
     --input "$CASE_DIR/s.log"); echo "usage --propose: $n" >&2
 }
 
+# a field's decoded value whose copy runs out of memory: exit 2 saying so, never the record
+# called unreadable (a log is not at fault when the memory is)
+t_fault_strdup_usage_field() {
+  need_root
+  local m; m=$(umarks)
+  CD_FAULT_STRDUP=alice cd_fault usage --tsv --marks "$m" --since 36500d --input "$UFIX/sessions.log"
+  [ -e "$FIRED" ] || fail "no copy of alice"
+  want_rc 2; want_text "$ERR" "out of memory"; no_text "$ERR" "readable"
+  [ ! -s "$OUT" ] || fail "records printed from a log half read"
+}
+
 # a session closed by the process that began it is over: a job left running after it (the
 # session's number, no session any more) is attributed to nobody; su closing its own PAM
 # session inside it (with the session's number, another pid) ends nothing
@@ -428,6 +445,38 @@ t_usage_session_closed() {
   want_rc 0
   want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=2\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:52Z'
   want_line "$OUT" 'unattributed\t/usr/bin/ping\truns=1\twhy=no-module-record\tfirst=2025-12-06T05:47:00Z\tlast=2025-12-06T05:47:00Z'
+}
+
+# many_sessions FILE: a log of 100 users u00..u99, each logged in (session 100+N, granted
+# cap_net_raw) and running ping once: more sessions, users and records than a table first holds.
+many_sessions() {
+  local i t
+  for i in $(seq -w 0 99); do
+    t=$((1765000000 + 10#$i * 10))
+    printf '%s\n' \
+      "type=USER msg=audit($t.100:$((1000 + 10#$i * 10))): pid=$((500 + 10#$i)) uid=0 auid=4294967295 ses=4294967295 subj=unconfined msg='op=capdelegate-grant acct=\"u$i\" grant=cap_net_raw policy=ok rules=/etc/security/capdelegate.conf:1 exe=\"/usr/bin/login\" hostname=? addr=? terminal=tty1 res=success'" \
+      "type=LOGIN msg=audit($t.101:$((1001 + 10#$i * 10))): pid=$((500 + 10#$i)) uid=0 subj=unconfined old-auid=4294967295 auid=$((2000 + 10#$i)) tty=tty1 old-ses=4294967295 ses=$((100 + 10#$i)) res=1" \
+      "type=SYSCALL msg=audit($t.200:$((1002 + 10#$i * 10))): arch=c000003e syscall=59 success=yes exit=0 a0=55d0 a1=55e0 a2=55f0 a3=8 items=2 ppid=1 pid=$((900 + 10#$i)) auid=$((2000 + 10#$i)) uid=$((2000 + 10#$i)) gid=1001 euid=1001 suid=1001 fsuid=1001 egid=1001 sgid=1001 fsgid=1001 tty=pts0 ses=$((100 + 10#$i)) comm=\"ping\" exe=\"/usr/bin/ping\" subj=unconfined key=\"capdelegate\"" \
+      "type=BPRM_FCAPS msg=audit($t.200:$((1002 + 10#$i * 10))): fver=2 fp=0 fi=0000000000002000 fe=0 old_pp=0 old_pi=0000000000002000 old_pe=0 old_pa=0 pp=0000000000002000 pi=0000000000002000 pe=0 pa=0 frootid=0" \
+      "type=PATH msg=audit($t.200:$((1002 + 10#$i * 10))): item=0 name=\"/usr/bin/ping\" inode=12 dev=fe:01 mode=0100755 ouid=0 ogid=0 rdev=00:00 nametype=NORMAL cap_fp=0 cap_fi=2000 cap_fe=0 cap_fver=2 cap_frootid=0" \
+      "type=PROCTITLE msg=audit($t.200:$((1002 + 10#$i * 10))): proctitle=70696E67" \
+      "type=EOE msg=audit($t.200:$((1002 + 10#$i * 10))): "
+  done >"$1"
+}
+
+# each of a hundred sessions keeps its own user: every run is attributed to the user whose
+# session ran it, however many sessions, users and records the window holds
+t_usage_many_sessions() {
+  need_root
+  many_sessions "$CASE_DIR/many.log"
+  u "$CASE_DIR/many.log"
+  want_rc 0
+  local i t
+  for i in $(seq -w 0 99); do
+    t=$(date -u -d "@$((1765000000 + 10#$i * 10))" +%Y-%m-%dT%H:%M:%SZ)
+    want_line "$OUT" "used\tu$i\tcap_net_raw\t/usr/bin/ping\truns=1\tfirst=$t\tlast=$t"
+  done
+  [ "$(wc -l <"$OUT")" -eq 100 ] || fail "want 100 records"
 }
 
 # usage under valgrind (memcheck; any error or definite leak fails): records, JSON, --propose, a log
@@ -441,6 +490,9 @@ t_valgrind_usage() {
   want_rc 0; want_text "$OUT" "used	alice	cap_net_raw"
   vg_run usage --json --marks "$m" --since 36500d --input "$CASE_DIR/s.log"
   want_rc 0
+  many_sessions "$CASE_DIR/many.log"
+  vg_run usage --tsv --marks "$m" --since 36500d --input "$CASE_DIR/many.log"
+  want_rc 0; [ "$(grep -c '^used	u' "$OUT")" -eq 100 ] || fail "want 100 used records"
   vg_run usage --propose --config "$p" --confdir '' --marks "$m" --since 36500d --input "$CASE_DIR/s.log"
   want_rc 0
   vg_run usage --tsv --marks "$m" --since 36500d --input "$UFIX/sessions.log" "$UFIX/truncated.log"
@@ -470,6 +522,27 @@ t_usage_default_logs() {
   want_line "$OUT" 'used\talice\tcap_net_raw\t/usr/bin/ping\truns=2\tfirst=2025-12-06T05:46:50Z\tlast=2025-12-06T05:46:51Z'
   [ "$(wc -l <"$OUT")" -eq 7 ] || fail "want sessions.log's 7 records"
   want_text "$ERR" "not read (not a log auditd writes): /var/log/audit/audit.log.1.gz"
+  # each allocation failing in turn, the list of the logs' names too: exit 2 saying the memory
+  # ran out (or the answer unchanged), never a log said to be missing that is there. A
+  # capdelegate of the case's own runs the real one in that mount namespace, with the fault
+  # shim in the real one alone.
+  mkdir -p "$CASE_DIR/bin"; ln -s "$(dirname "$BIN")/tests" "$CASE_DIR/bin/tests"
+  cat >"$CASE_DIR/bin/capdelegate" <<W
+#!/bin/sh
+pre=\${LD_PRELOAD:-}; unset LD_PRELOAD
+exec unshare --mount -- sh -c 'mount --make-rprivate / && mount -t tmpfs none /var/log && mkdir /var/log/audit &&
+  cp "\$1"/* /var/log/audit/ && export LD_PRELOAD="\$2" && shift 2 && exec "\$@"' sh "$d" "\$pre" "$BIN" "\$@"
+W
+  chmod 0755 "$CASE_DIR/bin/capdelegate"
+  local n
+  for ((n = 1; n < 5000; n++)); do
+    BIN="$CASE_DIR/bin/capdelegate" CD_FAULT_ALLOC=$n cd_fault usage --tsv --marks "$m" --since 36500d
+    [ -e "$FIRED" ] || break
+    [ "$RC" -eq 0 ] || { [ "$RC" -eq 2 ] && grep -q "out of memory" "$ERR"; } ||
+      { fail "allocation $n failed: exit $RC, $(head -c 300 "$ERR")"; return 1; }
+  done
+  echo "usage of the default logs: $((n - 1)) allocations" >&2
+  [ "$n" -gt 5 ] || fail "only $((n - 1)) allocations"
   # no log at all: said, exit 2
   RC=0
   unshare --mount -- sh -c 'mount --make-rprivate / && mount -t tmpfs none /var/log && shift && exec "$@"' sh "$d" \

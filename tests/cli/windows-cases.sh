@@ -48,6 +48,8 @@ t_windows_explain_at_edges() {
   win_explain bob 2030-06-01T12:00:31Z
   want_line "$OUT" "pI\tcap_net_admin\tgroup"
   want_text "$OUT" "ended at 2030-06-01T12:00:30Z (1s ago)"
+  win_explain bob 2030-06-01T13:00:30Z
+  want_text "$OUT" "ended at 2030-06-01T12:00:30Z (1h ago)"
   win_explain bob 2030-06-03T15:00Z
   want_text "$OUT" "ended at 2030-06-01T12:00:30Z (2d 2h ago)"
   # from is inclusive: the second before it the line is not yet in force

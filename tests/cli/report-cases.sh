@@ -521,6 +521,9 @@ print(i)' "$d/$f" "$k" "$n")
   # equal keys in two objects are no contradiction
   python3 -c "$py" "$H1" 't = t.replace("\"scan\":{", "\"scan\":{\"a\":{\"x\":1},\"b\":{\"x\":1},", 1)' "$d/apart"
   cd_run report "$d/apart"; want_rc 0
+  # nor is a value equal to a key beside it, or to its own key: a value is no key
+  python3 -c "$py" "$H1" 't = t.replace("\"scan\":{", "\"scan\":{\"a\":\"a\",\"b\":\"c\",\"c\":[\"b\"],", 1)' "$d/values"
+  cd_run report "$d/values"; want_rc 0
   # an allocation failing while the keys are gathered (each in turn): exit 2, never the file
   # read as if the key it could not keep were not there
   n=$(sweep_alloc report "$d/host"); echo "report, a key twice: $n" >&2

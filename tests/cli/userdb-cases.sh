@@ -575,6 +575,13 @@ t_fault_memstream_userdb() {
   CD_FAULT_MEMSTREAM=1 cd_fault audit --threads 1 --config "$p" --confdir "" --userdb "$d" "$CASE_DIR/empty"
   want_rc 2; want_line "$ERR" "capdelegate: audit: out of memory; no report"
   no_text "$OUT" "userdb-invalid"
+  # a string refused (a control character) whose stream's close fails as well: the record is
+  # refused for what it holds, as without the fault, never taken for memory running out
+  record "$CASE_DIR/bad" alice '{"userName":"alice\x01"}'
+  CD_FAULT_MEMSTREAM_CLOSE=2 cd_fault audit --threads 1 --config "$p" --confdir "" --userdb "$CASE_DIR/bad" "$CASE_DIR/empty"
+  [ -e "$FIRED" ] || fail "no second close"
+  want_text "$OUT" "finding${TAB}userdb-invalid${TAB}$CASE_DIR/bad/alice.user${TAB}"
+  want_text "$OUT" "control character in a string"; no_text "$ERR" "out of memory"
 }
 
 # A uid written as a real (1002.0) is read from a copy of its text: memory running out there is

@@ -442,6 +442,14 @@ t_audit_nscd_group_cache_off() {
     "$BIN" audit --config "$p" --confdir "" "$t" >"$OUT" 2>"$ERR" || RC=$?; }
   RC=0; in_ns '\tenable-cache\t\tgroup\t\tyes\n'; [ "$RC" -ne 3 ] || skip "no tmpfs, overlay or socket in a mount namespace"
   want_text "$OUT" "$(printf 'finding\tnscd-group-cache\t/run/nscd/socket\t')"
+  # the finding's text whose copy runs out of memory: exit 2 saying so, never an audit
+  # that lacks the finding
+  local FIRED="$CASE_DIR/fired"
+  RC=0; CD_FAULT_FIRED=$FIRED LD_PRELOAD="$(dirname "$BIN")/tests/cli/.libs/fault.so" \
+    CD_FAULT_STRDUP='nscd caches the group database (/run/nscd/socket): a membership change reaches logins only when its entry expires (positive-time-to-live in /etc/nscd.conf), and during an outage nscd answers "not found" (the module then grants nothing past a narrowing group); set "enable-cache group no" (SSSD and winbind cache themselves)' \
+    in_ns '\tenable-cache\t\tgroup\t\tyes\n'
+  [ -e "$FIRED" ] || fail "the finding's text was not copied"
+  want_rc 2; want_text "$ERR" "out of memory"; no_text "$OUT" "# scanned"
   RC=0; in_ns '# no cache for groups\n\tenable-cache\t\tpasswd\t\tyes\n\tenable-cache\t\tgroup\t\tno\n'
   [ "$RC" -ne 3 ] || fail "the mount namespace could not be set up a second time"
   want_text "$OUT" "# scanned"; no_text "$OUT" "nscd-group-cache"

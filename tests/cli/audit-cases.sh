@@ -60,6 +60,19 @@ t_audit_path_forms() {
   cd_nss audit --config "$p" f; want_line "$OUT" "file\tf\t2\tnone\tcap_net_raw\tno\t-\t-"
 }
 
+# capdelegate(8), audit: a PATH may name a single file. One without security.capability is a
+# regular file counted and nothing more, as it is below a directory: no error, exit 0. So is one
+# on a filesystem that holds no extended attributes at all (proc: getxattr says ENOTSUP).
+t_audit_root_file_without_caps() {
+  need_root; local p t="$CASE_DIR/tree"
+  p=$(printf 'alice none\n' | policy); mkdir -p "$t"; : >"$t/plain"
+  local one='# scanned\t0 directories\t1 regular file\t0 capability files\t0 mounts skipped\t0 vanished\t0 errors'
+  for f in "$t/plain" /proc/version; do
+    cd_nss audit --config "$p" --confdir "" "$f"; want_rc 0
+    want_line "$OUT" "$one"; no_match "$OUT" "^(file|error)"; [ ! -s "$ERR" ] || fail "$f: $(cat "$ERR")"
+  done
+}
+
 # A PATH that cannot be opened, and a directory below one, are errors: listed, exit 2.
 t_audit_errors_listed() {
   need_root; local p t="$CASE_DIR/tree"; p=$(std_policy)
@@ -269,7 +282,7 @@ audit_diff() {
 for s in "${AUDIT_DIFF_SEEDS[@]}"; do eval "t_audit_diff_$s() { audit_diff $s; }"; done
 
 AUDIT_CASES=(
-  audit_dot_names audit_path_forms audit_errors_listed audit_unreadable_file audit_root_slash audit_vanished audit_reopen_by_name audit_live_churn
+  audit_dot_names audit_path_forms audit_root_file_without_caps audit_errors_listed audit_unreadable_file audit_root_slash audit_vanished audit_reopen_by_name audit_live_churn
   audit_deep
   audit_unknown_value audit_threads_option audit_root_below_skipped_mount audit_no_dtype_fs audit_no_dtype_out_of_memory
   audit_writable_dir_once audit_all_fs audit_root_below_bind_of_skipped_fs audit_nscd_group_cache_off

@@ -300,7 +300,8 @@ t_fault_stat_ancestor() {
   no_match "$OUT" "^vanished"
 }
 
-# capdelegate(8), audit --threads N: N threads walk the tree (each started once).
+# capdelegate(8), audit --threads N: N threads walk the tree (each started once); without it,
+# one per CPU audit may run on: all of them, or the one a CPU affinity (taskset) leaves it.
 t_audit_threads_started() {
   need_root; local p t="$CASE_DIR/tree" n
   p=$(std_policy); capfile "$t/a/tool" cap_net_raw=i; mkdir -p "$t/b" "$t/c"
@@ -308,6 +309,13 @@ t_audit_threads_started() {
     CD_FAULT_THREADS="$CASE_DIR/threads" cd_fault audit --threads "$n" --config "$p" --confdir "" "$t"
     want_rc 1; [ "$(cat "$CASE_DIR/threads")" -eq "$n" ] || fail "--threads $n: $(cat "$CASE_DIR/threads") threads"
   done
+  CD_FAULT_THREADS="$CASE_DIR/threads" cd_fault audit --config "$p" --confdir "" "$t"
+  want_rc 1; [ "$(cat "$CASE_DIR/threads")" -eq "$(nproc)" ] || fail "default: $(cat "$CASE_DIR/threads") threads, $(nproc) CPUs"
+  command -v taskset >/dev/null || skip "taskset missing"
+  [ "$(nproc --all)" -gt 1 ] || skip "one CPU: an affinity of one CPU leaves as many as the machine has"
+  taskset -p -c 0 "$BASHPID" >/dev/null   # this case's shell, and so the audit it starts
+  CD_FAULT_THREADS="$CASE_DIR/threads" cd_fault audit --config "$p" --confdir "" "$t"
+  want_rc 1; [ "$(cat "$CASE_DIR/threads")" -eq 1 ] || fail "on one CPU: $(cat "$CASE_DIR/threads") threads"
 }
 
 # A PATH that is a file with capabilities, gone between reading its value and its stat (the

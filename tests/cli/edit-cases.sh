@@ -477,7 +477,7 @@ t_edit_changed_meanwhile() {
   need_root; policy_dir; local theirs="$CASE_DIR/theirs"
   printf 'carol cap_syslog\n' >"$theirs"; chmod 0644 "$theirs"
   ED=$(editor race <<SH
-printf 'bob cap_kill\n' >>"\$f"
+printf 'bob cap_kill\n' >>"\$f"; echo "\$PPID" >"$CASE_DIR/edit.pid"
 cp "$theirs" "$CASE_DIR/etc/.tmp" && mv "$CASE_DIR/etc/.tmp" "$P"
 SH
 )
@@ -485,7 +485,9 @@ SH
   want_text "$ERR" "$P was changed by someone else while you edited: not installed over their version"
   want_text "$ERR" "$P left untouched: no terminal to ask what to do"
   [ "$(cat "$P")" = "carol cap_syslog" ] || fail "their version lost: $(cat "$P")"
-  kept_text "$CASE_DIR/etc" "$P" "$(printf 'alice cap_net_raw\nbob cap_kill')"
+  # named as capdelegate(8) says: .BASE.kept-PID, PID edit's own
+  kept_text "$CASE_DIR/etc" "$P" "$(printf 'alice cap_net_raw\nbob cap_kill')" \
+    ".capdelegate.conf.kept-$(cat "$CASE_DIR/edit.pid")"
   ED=$(editor race2 <<SH
 printf 'bob cap_kill\n' >"\$f"
 printf 'dave cap_kill\n' >"$D/.tmp"; chmod 0644 "$D/.tmp"; mv "$D/.tmp" "$D/10-x.conf"
@@ -497,13 +499,15 @@ SH
   kept_text "$D" "$D/10-x.conf" "bob cap_kill"
 }
 
-# kept_text DIR FILE TEXT: the one thing edit left in DIR is the admin's text for FILE, named
-# in $ERR, root's and 0600, beside FILE as a dotfile (never read as a policy file); removed.
+# kept_text DIR FILE TEXT [NAME]: the one thing edit left in DIR is the admin's text for FILE,
+# named in $ERR, root's and 0600, beside FILE as a dotfile (never read as a policy file), named
+# NAME when given; removed.
 kept_text() {
   local kept
   kept=$(sed -n "s|^capdelegate: edit: your text for $2 is kept in \\(.*\\) (a dotfile: never read as policy)\$|\\1|p" "$ERR")
   [ -n "$kept" ] || fail "no line naming where the text for $2 is kept"
   [ "$(dirname "$kept")" = "$1" ] && [[ "$(basename "$kept")" == .* ]] || fail "kept outside $1 or not a dotfile: $kept"
+  [ -z "${4:-}" ] || [ "$(basename "$kept")" = "$4" ] || fail "kept as $(basename "$kept"), want $4"
   [ "$(cat "$kept")" = "$3" ] || fail "kept text: $(cat "$kept")"
   [ "$(stat -c '%a %U' "$kept")" = "600 root" ] || fail "kept mode/owner: $(stat -c '%a %U' "$kept")"
   rm "$kept"; no_leftovers
@@ -853,6 +857,24 @@ SH
   RC=0; wait "$cd" || RC=$?
   [ "$RC" -eq 143 ] || fail "SIGTERM, the editor saving: exit $RC"
   no_text "$OUT" "installed"; same_file "$P" "$before"; no_leftovers
+  # an editor slow to stop, and a second signal (SIGHUP) to edit while it waits for it: the
+  # edit still ends only when its editor has, and removes the copy after the editor's last
+  # write to it (an edit gone first would leave that write behind, the editor running on)
+  ED=$(editor slow-stop <<SH
+trap 'sleep 1; printf "carol cap_kill\\n" >>"\$f"; touch "$CASE_DIR/editor.done"; exit 0' TERM HUP
+echo \$\$ >"$CASE_DIR/editor.pid"; while :; do sleep 0.05; done
+SH
+)
+  rm -f "$CASE_DIR/editor.pid" "$CASE_DIR/editor.done"
+  EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" & cd=$!
+  await "$CASE_DIR/editor.pid"; epid=$(cat "$CASE_DIR/editor.pid")
+  sleep 0.1; kill -TERM "$cd"; sleep 0.4; kill -HUP "$cd"
+  gone "$cd" || { kill -KILL "$cd" "$epid"; fail "SIGTERM, SIGHUP, the editor stopping: still editing 5 s later"; }
+  RC=0; wait "$cd" || RC=$?
+  [ -e "$CASE_DIR/editor.done" ] || fail "edit ended before its editor"
+  gone "$epid" || { kill -KILL "$epid"; fail "the editor still runs 5 s after edit ended"; }
+  [ "$RC" -eq 129 ] || [ "$RC" -eq 143 ] || fail "SIGTERM, SIGHUP: exit $RC"
+  no_text "$OUT" "installed"; same_file "$P" "$before"; no_leftovers
 }
 
 # The question on a terminal (expect): errors named FILE:LINE, then (e) runs the editor again
@@ -1162,11 +1184,17 @@ t_fault_edit_lock_fails() {
 printf 'bob cap_kill\n' >>"$f"
 SH
 )
-  # a FIFO at the lock's name: not a lock this command can use (opened without hanging)
+  # a FIFO at the lock's name: not a lock this command can use (opened without hanging), and
+  # let go again: as many descriptors open at exit as when a symbolic link there is refused
+  # unopened
+  ln -s "$CASE_DIR/nowhere" "$L"
+  CD_FAULT_OPENFDS="$CASE_DIR/fds.ref" fault_edit; want_rc 2; rm "$L"
   mkfifo "$L"
-  RC=0; EDITOR="$ED" timeout 10 "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" || RC=$?
+  CD_FAULT_OPENFDS="$CASE_DIR/fds" fault_edit
   want_rc 2; one_line "$ERR" "capdelegate: edit: $L: cannot use as the lock: nothing edited"
   [ -p "$L" ] || fail "another's FIFO removed"; rm "$L"
+  [ "$(cat "$CASE_DIR/fds")" = "$(cat "$CASE_DIR/fds.ref")" ] \
+    || fail "descriptors open at exit: $(cat "$CASE_DIR/fds"), $(cat "$CASE_DIR/fds.ref") with a symbolic link there"
   # the lock held (flock) by a process that wrote no pid in it: refused, naming the lock
   : >"$L"
   exec 9<"$L"; flock -n 9 || fail "cannot take the lock for the test"

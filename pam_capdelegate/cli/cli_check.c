@@ -246,16 +246,20 @@ static void list_ignored(const struct cd_policy *pol, const char *dir)
 static void note_recent_edit(const struct cd_policy *pol)
 {
 	const char *newest = NULL;
-	time_t when = 0, now = time(NULL);
+	struct timespec at = { 0, 0 };	/* to the nanosecond: files written in one second differ */
+	time_t when, now = time(NULL);
 	for (size_t i = 0; i < pol->nsources; i++) {
 		struct stat st;
 		if (pol->sources[i].stand_in)
 			continue;	/* not installed: nothing a login reads */
-		if (stat(pol->sources[i].path, &st) == 0 && (newest == NULL || st.st_mtime > when)) {
+		if (stat(pol->sources[i].path, &st) == 0 &&
+		    (newest == NULL || st.st_mtim.tv_sec > at.tv_sec ||
+		     (st.st_mtim.tv_sec == at.tv_sec && st.st_mtim.tv_nsec > at.tv_nsec))) {
 			newest = pol->sources[i].path;
-			when = st.st_mtime;
+			at = st.st_mtim;
 		}
 	}
+	when = at.tv_sec;
 	char *real = newest != NULL && now - when <= RECENT_EDIT_SECONDS ? realpath(newest, NULL) : NULL;
 	if (real == NULL)
 		return;

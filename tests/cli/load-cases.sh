@@ -22,6 +22,14 @@ t_check_recent_edit_note() {
   touch -d '-11 minutes' "$d/10-bob.conf"; touch "$p"
   cd_nss check --config "$p" --confdir "$d"; want_rc 0
   want_text "$ERR" "note: $p: modified "; no_text "$ERR" "10-bob.conf: modified"
+  # modified within the same second: the newer is told by the fraction, whichever is read first
+  local s=$(( $(date +%s) - 5 ))
+  touch -d "@$s.2" "$p"; touch -d "@$s.8" "$d/10-bob.conf"
+  cd_nss check --config "$p" --confdir "$d"; want_rc 0
+  want_text "$ERR" "note: $d/10-bob.conf: modified "; no_text "$ERR" "note: $p: modified"
+  touch -d "@$s.8" "$p"; touch -d "@$s.2" "$d/10-bob.conf"
+  cd_nss check --config "$p" --confdir "$d"; want_rc 0
+  want_text "$ERR" "note: $p: modified "; no_text "$ERR" "10-bob.conf: modified"
   ln -s "$p" "$CASE_DIR/link.conf"; touch "$p"
   cd_nss check --config "$CASE_DIR/link.conf" --confdir ""; want_rc 0
   want_text "$ERR" "note: $p: modified "

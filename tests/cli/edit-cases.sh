@@ -660,6 +660,9 @@ t_edit_delegation_script() {
 
 # Waits for a file to appear (a step of another process), at most 10 s.
 await() { local i; for i in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.05; done; fail "no $1"; }
+# await_pid FILE: the pid an editor wrote to FILE (echo $$ >FILE), printed once it is there: the
+# file exists before the shell's write fills it, and an empty pid read then kills nothing.
+await_pid() { local i; for i in $(seq 200); do [ -s "$1" ] && { cat "$1"; return 0; }; sleep 0.05; done; fail "no pid in $1"; }
 
 # Two editors of one file: the second is refused while the first holds the lock, naming its
 # pid; the first one's edit is installed. The slow editors wait for "go" 10 s at most: a case
@@ -708,7 +711,7 @@ echo \$\$ >"$CASE_DIR/editor.pid"; exec sleep 30
 SH
 )
   EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >/dev/null 2>&1 & dead=$!
-  await "$CASE_DIR/editor.pid"; epid=$(cat "$CASE_DIR/editor.pid")
+  epid=$(await_pid "$CASE_DIR/editor.pid")
   kill -KILL "$dead"; wait "$dead" || true; kill "$epid" 2>/dev/null || true
   gone "$epid" || fail "the editor still runs"   # a lock is stale only once its editor ended
   [ -e "$CASE_DIR/etc/.capdelegate.conf.lock" ] && [ -e "$CASE_DIR/etc/.capdelegate.conf.edit" ] || fail "no leftovers to take over"
@@ -814,7 +817,7 @@ SH
 }
 
 # Waits at most 5 s for process $1 to end.
-gone() { local i; for i in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done; return 1; }
+gone() { local i; [ -n "$1" ] || return 1; for i in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.05; done; return 1; }
 
 # Interrupted edits leave the policy as it was and nothing behind: the editor killed (exit 1,
 # said), SIGTERM or SIGHUP to capdelegate while the editor runs (passed on to the editor, then
@@ -827,14 +830,14 @@ printf 'bob cap_kill\n' >>"\$f"; echo \$\$ >"$CASE_DIR/editor.pid"; exec sleep 3
 SH
 )
   EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" & cd=$!
-  await "$CASE_DIR/editor.pid"; kill -TERM "$(cat "$CASE_DIR/editor.pid")"
+  epid=$(await_pid "$CASE_DIR/editor.pid"); kill -TERM "$epid"
   RC=0; wait "$cd" || RC=$?
   want_rc 1; want_text "$ERR" "$P left untouched: the editor was killed by signal 15"
   same_file "$P" "$before"; no_leftovers
   for sig in TERM HUP; do
     rm -f "$CASE_DIR/editor.pid"
     EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" & cd=$!
-    await "$CASE_DIR/editor.pid"; epid=$(cat "$CASE_DIR/editor.pid")
+    epid=$(await_pid "$CASE_DIR/editor.pid")
     sleep 0.1; kill -"$sig" "$cd"
     gone "$cd" || { kill -KILL "$cd" "$epid"; fail "SIG$sig: still editing 5 s later"; }
     RC=0; wait "$cd" || RC=$?
@@ -851,7 +854,7 @@ SH
 )
   rm -f "$CASE_DIR/editor.pid"
   EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" & cd=$!
-  await "$CASE_DIR/editor.pid"; epid=$(cat "$CASE_DIR/editor.pid")
+  epid=$(await_pid "$CASE_DIR/editor.pid")
   sleep 0.1; kill -TERM "$cd"
   gone "$cd" || { kill -KILL "$cd" "$epid"; fail "SIGTERM to edit, the editor saving: still editing 5 s later"; }
   RC=0; wait "$cd" || RC=$?
@@ -867,7 +870,7 @@ SH
 )
   rm -f "$CASE_DIR/editor.pid" "$CASE_DIR/editor.done"
   EDITOR="$ED" "$BIN" edit --config "$P" --confdir "$D" </dev/null >"$OUT" 2>"$ERR" & cd=$!
-  await "$CASE_DIR/editor.pid"; epid=$(cat "$CASE_DIR/editor.pid")
+  epid=$(await_pid "$CASE_DIR/editor.pid")
   sleep 0.1; kill -TERM "$cd"; sleep 0.4; kill -HUP "$cd"
   gone "$cd" || { kill -KILL "$cd" "$epid"; fail "SIGTERM, SIGHUP, the editor stopping: still editing 5 s later"; }
   RC=0; wait "$cd" || RC=$?

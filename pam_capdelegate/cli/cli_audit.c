@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cd_apply.h"
 #include "cli_audit.h"
 #include "cli_common.h"
 #include "cli_marks.h"
@@ -669,7 +670,7 @@ int cli_audit_main(int argc, char **argv)
 	if (mst == CD_POLICY_MISSING && a.marks_path != NULL)
 		fprintf(stderr, "capdelegate: error: %s: no such marks file\n", a.marks.shown);
 	int marks_bad = mst != CD_POLICY_OK && (mst != CD_POLICY_MISSING || a.marks_path != NULL);
-	a.bound = cli_bounding_set();
+	a.bound = cd_bounding_set();	/* this process's: the best estimate of a login session's */
 	int scanned = cli_scan_roots(&a.scan, a.roots, a.nroots, flags);
 	a.incomplete = scanned != 0;
 	static const char *const userdb_default[] = CLI_USERDB_DEFAULT_DIRS;

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cd_apply.h"
 #include "cli_common.h"
 #include "cli_out.h"
 
@@ -235,11 +234,6 @@ struct cli_gain cli_exec_gain(cd_capmask pi, cd_capmask bound, const struct cli_
 	g.permitted = (bound & f->caps.permitted) | (pi & f->caps.inheritable);
 	g.effective = f->caps.effective ? g.permitted : 0;
 	return g;
-}
-
-cd_capmask cli_bounding_set(void)
-{
-	return cd_bounding_set();
 }
 
 void cli_print_caps(FILE *out, cd_capmask m)

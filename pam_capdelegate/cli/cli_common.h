@@ -75,8 +75,6 @@ const char *cli_fcaps_ignored(const struct cli_capfile *f);
  * then every capability the policy names (the most login could give). -1: out of memory. */
 int cli_grant_of(const struct cd_policy *pol, const char *name, cd_capmask *grant);
 
-/* The bounding set X of this process (the best estimate of a login session's). */
-cd_capmask cli_bounding_set(void);
 
 /* A policy subject as the policy spells it: name, @group or *. Text (escaped) and JSON. The
  * core only accepts plain names, but printing never relies on that. */

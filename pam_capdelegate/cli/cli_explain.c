@@ -13,6 +13,7 @@
 
 #include <getopt.h>
 
+#include "cd_apply.h"
 #include "cli_common.h"
 #include "cli_out.h"
 #include "cli_userdb.h"
@@ -176,7 +177,7 @@ static int explain_files(cd_capmask pi, char **paths, int npaths)
 		return cli_out_of_memory("explain", "no file examined");
 	struct cli_scan scan = { .threads = 0 };	/* the walker's default */
 	failed = cli_scan_roots(&scan, roots, nroots, CLI_WALK_LOCAL_ONLY);
-	cd_capmask bound = cli_bounding_set();
+	cd_capmask bound = cd_bounding_set();	/* this process's, as a login session's */
 	static const char *const cols[] = { "FILE", "fP=", "fI=", "fE=", "pP'=", "pE'=", "IGNORED", NULL };
 	struct cli_table t;
 	cli_table_start(&t, stdout, form, "exec", cols);

@@ -500,10 +500,10 @@ coverage_key() {
 
 # rebaseline_failing: the checks of $CHECKS that failed a case on the coverage build run again
 # on the plain build, the one the mutants are built in, and only what fails there too is left
-# out. The allocation-fault cases fail under --coverage (gcov's own allocations at exit are among
-# those the shim fails), and a check left out judged no mutant: a loader mutant that only a
-# failed allocation shows survived so. Their lines of the coverage run give way to the plain
-# run's.
+# out: a check left out judges no mutant. The allocation-fault cases once failed under
+# --coverage alone (the shim failed gcov's own allocations at exit), and a loader mutant that
+# only a failed allocation shows survived so. Their lines of the coverage run give way to the
+# plain run's.
 rebaseline_failing() {
   local c kind name cmd again=() names=()
   for c in "${CHECKS[@]}"; do

@@ -932,6 +932,29 @@ static void test_policy_that_keeps_changing_refused(void **state)
 	free(p);
 }
 
+/* A drop-in that changes at every reading: the refusal names the drop-in, the file that kept
+ * changing, not the main file beside it that stood still. */
+static void test_dropin_that_keeps_changing_named(void **state)
+{
+	(void)state;
+	char *p = in_tmp("still.conf"), *d = in_tmp("restless.d"), *f = in_tmp("restless.d/10-x.conf");
+	put(p, "alice cap_net_raw\n");
+	assert_int_equal(mkdir(d, 0755), 0);
+	put(f, "bob cap_kill\n");
+	append_text = "# again\n";
+	append_suffix = "/10-x.conf";
+	append_times = -1;
+	struct cd_policy pol;
+	assert_int_equal(load(&pol, p, d), CD_POLICY_SYSERR);
+	assert_int_equal(pol.nrules, 0);
+	expect_logged("/restless.d/10-x.conf: changed while it was read, 4 times in a row: no capabilities granted");
+	assert_int_equal(count_of("still.conf: changed while it was read, 4 times"), 0);
+	cd_policy_free(&pol);
+	free(p);
+	free(d);
+	free(f);
+}
+
 /* The main file renamed over (a new version) while a drop-in is opened: the files read are
  * no single version (the old main file, drop-ins maybe new), so the policy is read again. */
 static void test_main_renamed_over_while_dropins_read(void **state)
@@ -1250,6 +1273,7 @@ int main(void)
 		cmocka_unit_test_setup(test_file_changed_while_read, setup),
 		cmocka_unit_test_setup(test_fstat_after_read_fails, setup),
 		cmocka_unit_test_setup(test_policy_that_keeps_changing_refused, setup),
+		cmocka_unit_test_setup(test_dropin_that_keeps_changing_named, setup),
 		cmocka_unit_test_setup(test_main_renamed_over_while_dropins_read, setup),
 		cmocka_unit_test_setup(test_policy_changed_just_now_waits, setup),
 		cmocka_unit_test_setup(test_file_grown_since_fstat, setup),

@@ -206,6 +206,18 @@ t_import_group_then_user() {
   translation_checks
 }
 
+# A later line pam_cap's first match agrees with (the same set for a user or '*' line, no more
+# for a group line) is no pair: nothing reported, the file translates as it is.
+t_import_exact_pairs() {
+  local p; p=$(printf 'cap_net_raw,cap_kill @netops\ncap_net_raw,cap_kill bob\ncap_net_raw,cap_kill @dave\ncap_net_raw,cap_kill *\n' | pam_cap_conf)
+  cd_nss import-pam-cap "$p"; want_rc 0
+  no_text "$ERR" "both match"; no_text "$ERR" "translated as"
+  want_line "$OUT" "bob             cap_kill,cap_net_raw"
+  want_line "$OUT" "@dave           cap_kill,cap_net_raw"
+  want_text "$ERR" "0 differences in the file, 0 known users get another set"
+  translation_checks
+}
+
 # A group line naming a user's primary group (the first name of the user's group list) matches
 # that user in pam_cap as a supplementary group does: carol, in group carol, stops at line 1.
 t_import_primary_group_line() {
